@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Shared set-up for install.sh and test.sh: Debian packages that are missing,
+# then a virtualenv in .venv with sslperf installed (EXTRAS selects extras).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pkgs=()
+want() { # want COMMAND-OR-FILE PACKAGE
+  case "$1" in
+    /*) [ -e "$1" ] || need_pkgs+=("$2") ;;
+    *) command -v "$1" >/dev/null 2>&1 || need_pkgs+=("$2") ;;
+  esac
+}
+want cc gcc
+want c++ g++
+want make make
+want perl perl
+want cmake cmake
+want ninja ninja-build
+want go golang-go
+want pkg-config pkg-config
+want size binutils
+want git git
+want cargo cargo
+want /usr/include/openssl/ssl.h libssl-dev
+want openssl openssl
+for extra in ${APT_EXTRAS:-}; do want "${extra%%:*}" "${extra##*:}"; done
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  echo "== installing Debian packages: ${need_pkgs[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  timeout 900 $sudo_cmd apt-get update -qq
+  timeout 1800 $sudo_cmd apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
+fi
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "sslperf needs Python 3.11 or newer; $("$python" --version) found. Set PYTHON=/path/to/python3.11." >&2
+  exit 2
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$python" -m venv .venv
+fi
+echo "== installing sslperf${EXTRAS:+[$EXTRAS]} into .venv"
+timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --upgrade pip
+timeout 1800 .venv/bin/pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"

@@ -1,0 +1,3 @@
+from sslperf.cli import main
+
+main()

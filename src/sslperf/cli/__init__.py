@@ -1,0 +1,55 @@
+"""The `sslperf` command: parse, call, print. Errors caused by input or the
+environment are printed as one paragraph with advice, never a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+import sslperf
+from sslperf.cli.libs import libs
+from sslperf.errors import SslperfError
+
+err_console = Console(stderr=True, highlight=False)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(sslperf.__version__, prog_name="sslperf")
+def cli() -> None:
+    """sslperf: a performance lab for OpenSSL-family crypto and TLS libraries.
+
+    Build and cache OpenSSL 1.1.1 … 4.x, BoringSSL and AWS-LC in named
+    variants, compare their footprints, and (as the verbs land) measure and
+    explain them.
+
+    Exit codes: 0 success, 1 usage error, 2 bad input or environment,
+    3 a build failed, 130 interrupted.
+    """
+
+
+cli.add_command(libs)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="sslperf", standalone_mode=False)
+    except SslperfError as exc:
+        print_error(exc)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(1)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        err_console.print("interrupted.")
+        sys.exit(130)
+    sys.exit(0)
+
+
+def print_error(exc: SslperfError) -> None:
+    text = escape(exc.message) + (f" {escape(exc.hint)}" if exc.hint else "")
+    err_console.print(f"[bold red]error:[/] {text}", soft_wrap=True)

@@ -1,0 +1,278 @@
+"""`sslperf libs …`: the library matrix."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from sslperf.errors import SslperfError
+from sslperf.libs import build as builder
+from sslperf.libs import catalog, describe, installed, sources, variants, versions
+
+console = Console(highlight=False)
+
+
+@click.group()
+def libs() -> None:
+    """Build, list and inspect the crypto libraries to measure.
+
+    Names look like `openssl-3.3` (the newest 3.3.x), `openssl-1.1.1w`,
+    `openssl-3.3+minimal+Os` (variants joined with +), `boringssl`, `aws-lc`
+    and `system` (the OpenSSL the OS ships).
+    """
+
+
+@libs.command("available")
+@click.argument("flavors", nargs=-1, type=click.Choice(sorted(catalog.FLAVORS)))
+@click.option("--refresh", is_flag=True, help="Re-read the crates.io index now instead of the cached copy.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def available(flavors: tuple[str, ...], refresh: bool, as_json: bool) -> None:
+    """Versions the sources offer (openssl-src, boring-sys, aws-lc-sys on crates.io)."""
+    chosen = flavors or tuple(catalog.FLAVORS)
+    built = {(lib.flavor, lib.version) for lib in installed.built_libs()}
+    listing = {flavor: catalog.releases(flavor, refresh=refresh) for flavor in chosen}
+    if as_json:
+        click.echo(json.dumps({f: [{"version": r.version, "origin": r.origin, "sha256": r.digest,
+                                    "built": (f, r.version) in built} for r in rs]
+                               for f, rs in listing.items()}, indent=2))
+        return
+    table = Table(title="Library versions on offer (bold: newest of its series; ✓ built)")
+    for column in ("flavor", "series", "versions", "source"):
+        table.add_column(column)
+    for flavor, found in listing.items():
+        series: dict[str, list[catalog.Release]] = {}
+        for release in found:
+            key = versions.series(release.version)
+            series.setdefault(key, []).append(release)
+        for key, members in series.items():
+            labels = []
+            for i, release in enumerate(members):
+                label = escape(release.version) + (" ✓" if (flavor, release.version) in built else "")
+                labels.append(f"[bold]{label}[/]" if i == len(members) - 1 else label)
+            table.add_row(flavor, key, ", ".join(labels), catalog.FLAVORS[flavor].crate)
+    console.print(table)
+    console.print("BoringSSL and AWS-LC have no release numbers on crates.io: their version here is the "
+                  "boring-sys / aws-lc-sys crate version (`sslperf libs info` shows what the library reports).")
+
+
+@libs.command("variants")
+def list_variants() -> None:
+    """Build variants and what each one sets."""
+    table = Table(title="Build variants (combine with +, e.g. openssl-3.3+nistp+minimal+Os)")
+    table.add_column("variant")
+    table.add_column("what it does")
+    table.add_column("applies to")
+    for variant in variants.VARIANTS.values():
+        table.add_row(variant.name, variant.summary, "OpenSSL" if variant.openssl_only else "all")
+    console.print(table)
+    console.print(f"minimal disables: {' '.join(variants.MINIMAL_DISABLE)} "
+                  "(options a version's Configure does not know are skipped and listed by `libs info`).")
+
+
+class _RichBuildProgress:
+    """Phase and compile N/M for one build, as a rich progress bar."""
+
+    def __init__(self, bar: Progress, label: str):
+        self.bar = bar
+        self.label = label
+        self.task = bar.add_task(f"{label}: fetch", total=None)
+
+    def phase(self, name: str, total: int | None = None) -> None:
+        self.bar.update(self.task, description=f"{escape(self.label)}: {name}", total=total, completed=0)
+
+    def advance(self, steps: int = 1) -> None:
+        self.bar.advance(self.task, steps)
+
+
+@libs.command("build")
+@click.argument("names", nargs=-1)
+@click.option("--variant", "-V", "extra_variants", multiple=True,
+              help="Add a variant (repeatable); same as +VARIANT in the name. See `sslperf libs variants`.")
+@click.option("--configure-opt", multiple=True, help="Extra Configure option (OpenSSL) or -D setting (CMake).")
+@click.option("--cflags", default="", help="Extra compiler flags, e.g. '-march=native'.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 256), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel compile jobs.")
+@click.option("--source-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Build an unpacked source tree instead of a crates.io release.")
+@click.option("--tarball", help="Build a release tarball (file or http(s) URL); needs --sha256.")
+@click.option("--sha256", help="The tarball's published sha256.")
+@click.option("--git", "git_url", help="Build a git repository at --tag.")
+@click.option("--tag", help="The git tag (or branch) to build.")
+@click.option("--name", "custom_name", help="Name for the result (default: FLAVOR-VERSION+VARIANTS).")
+@click.option("--force", is_flag=True, help="Rebuild even when the cache has this build.")
+def build_cmd(names, extra_variants, configure_opt, cflags, jobs, source_dir, tarball, sha256, git_url, tag,
+              custom_name, force) -> None:
+    """Build libraries into the cache (a cached build returns at once).
+
+    \b
+    Examples:
+      sslperf libs build openssl-1.1.1w openssl-3.0 openssl-3.6 openssl-4.0
+      sslperf libs build openssl-3.3+minimal+Os
+      sslperf libs build boringssl aws-lc
+      sslperf libs build --tarball openssl-3.4.1.tar.gz --sha256 HEX
+    """
+    requests = _requests(names, extra_variants, list(configure_opt), cflags.split(), jobs,
+                         source_dir, tarball, sha256, git_url, tag, custom_name)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    for request in requests:
+        label = builder.lib_name(request)
+        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
+            if not console.is_terminal:
+                console.print(f"building {label} …")
+            outcome = builder.build(request, _RichBuildProgress(bar, label), force=force)
+        lib = outcome.lib
+        if outcome.cache_hit:
+            console.print(f"[green]✓[/] {escape(lib.name)}: cached build ({outcome.seconds:.2f} s) — "
+                          f"{escape(lib.version_string)}, {lib.home}")
+        else:
+            console.print(f"[green]✓[/] {escape(lib.name)}: built in {outcome.seconds:.0f} s — "
+                          f"{escape(lib.version_string)}, {lib.home}")
+        skipped = lib.info.get("skipped_options")
+        if skipped:
+            console.print(f"  options this version does not know, skipped: {' '.join(skipped)}")
+
+
+def _requests(names, extra_variants, configure_opt, cflags, jobs, source_dir, tarball, sha256, git_url, tag,
+              custom_name) -> list[builder.BuildRequest]:
+    """One BuildRequest per name (crates.io) or for the one local source."""
+    if tarball and not sha256:
+        raise SslperfError("--tarball needs --sha256 with the tarball's published checksum.")
+    if bool(git_url) != bool(tag):
+        raise SslperfError("--git and --tag go together: the repository URL and the tag to build.")
+    local = [s for s in (source_dir, tarball, git_url) if s]
+    if len(local) > 1:
+        raise SslperfError("Give only one of --source-dir, --tarball and --git.")
+    if local:
+        if names:
+            raise SslperfError("With --source-dir, --tarball or --git the version comes from the source: "
+                               "drop the NAME arguments (use --variant for variants, --name to name it).")
+        source = (sources.from_directory(source_dir) if source_dir else
+                  sources.from_tarball(tarball, sha256) if tarball else sources.from_git(git_url, tag))
+        return [builder.BuildRequest(source, tuple(extra_variants), configure_opt, cflags, jobs, custom_name)]
+    if not names:
+        raise SslperfError("Name the libraries to build, e.g. `sslperf libs build openssl-3.6`.",
+                           hint="`sslperf libs available` lists the versions on offer.")
+    if custom_name and len(names) > 1:
+        raise SslperfError("--name names one build; give one library with it.")
+    requests = []
+    for text in names:
+        name = catalog.parse_name(text)
+        release = catalog.resolve(name)
+        requests.append(builder.BuildRequest(sources.from_release(release), name.variants + tuple(extra_variants),
+                                             configure_opt, cflags, jobs, custom_name))
+    return requests
+
+
+@libs.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_cmd(as_json: bool) -> None:
+    """Libraries in hand: the system OpenSSL, built ones and registered prefixes."""
+    found = installed.all_libs()
+    if as_json:
+        click.echo(json.dumps([describe.record(lib, with_footprint=False) for lib in found], indent=2))
+        return
+    table = Table(title="Libraries in hand")
+    for column in ("name", "kind", "reports itself as", "variant", "linkage", "location"):
+        table.add_column(column)
+    for lib in found:
+        where = str(lib.home or lib.prefix or ", ".join(lib.info.get("shared_objects", {}).values()))
+        linkage = "static" if lib.linkage and lib.linkage.static else "shared"
+        table.add_row(escape(lib.name), lib.kind, escape(lib.version_string), lib.variant_label, linkage,
+                      escape(where))
+    console.print(table)
+    if not any(lib.kind == "system" for lib in found):
+        console.print("No system OpenSSL found (install libssl-dev and pkg-config to measure it).")
+
+
+@libs.command("info")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def info_cmd(names: tuple[str, ...], as_json: bool) -> None:
+    """Build facts and footprint of libraries, side by side; sizes of the second
+    and later libraries are compared with the first.
+
+    \b
+    Example (seed 000's "minimal build is 33% smaller"):
+      sslperf libs info openssl-3.3+nistp openssl-3.3+nistp+minimal+Os
+    """
+    found = [installed.find(name) for name in names]
+    records = [describe.record(lib) for lib in found]
+    if as_json:
+        click.echo(json.dumps(records, indent=2))
+        return
+    table = Table(title="Library facts and footprint", show_lines=False)
+    table.add_column("")
+    for record in records:
+        table.add_column(escape(record["name"]), overflow="fold")
+
+    def row(label: str, values: list) -> None:
+        if any(v not in (None, "", [], {}) for v in values):
+            table.add_row(label, *[escape(_text(v)) for v in values])
+
+    row("flavor", [r["flavor"] for r in records])
+    row("reports itself as", [r["version_string"] for r in records])
+    row("variant", [r["variant"] for r in records])
+    row("origin", [r["origin"] for r in records])
+    row("configure options", [" ".join(r["configure_options"] or []) for r in records])
+    row("skipped (unknown to version)", [" ".join(r["skipped_options"] or []) for r in records])
+    row("extra compiler flags", [" ".join(r["cflags"] or []) for r in records])
+    row("cmake settings", [" ".join(r["cmake_settings"] or []) for r in records])
+    row("compiler", [(r["compiler"] or {}).get("cc", "").split(" | ")[1:2] for r in records])
+    row("build time", [_build_time(r) for r in records])
+    row("built at", [r["built_at"] for r in records])
+    row("tools", [", ".join(f"{k}: {v}" for k, v in (r["tools"] or {}).items()) for r in records])
+    row("libraries", [", ".join(sorted(set(r["footprint"]["kinds"].values()))) for r in records])
+    base = records[0]["footprint"]
+    for key, label in describe.FOOTPRINT_FIGURES:
+        values = []
+        for i, record in enumerate(records):
+            value = record["footprint"]["figures"].get(key)
+            text = "" if value is None else f"{value:,} B"
+            if i > 0 and value is not None and describe.comparable(base, record["footprint"], key):
+                text += f" ({describe.change(value, base['figures'].get(key))})"
+            values.append(text)
+        row(label, values)
+    row("minimal program linkage", [r["footprint"]["program_linkage"] for r in records])
+    console.print(table)
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _build_time(record: dict) -> str:
+    seconds = record.get("build_seconds")
+    if seconds is None:
+        return ""
+    phases = record.get("phase_seconds") or {}
+    detail = ", ".join(f"{k} {v:.0f} s" for k, v in phases.items() if v >= 0.5)
+    return f"{seconds:.0f} s" + (f" ({detail})" if detail else "")
+
+
+@libs.command("add")
+@click.argument("name")
+@click.option("--prefix", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Install prefix holding include/openssl and lib/ (or lib64/).")
+def add_cmd(name: str, prefix: Path) -> None:
+    """Register an installed library (e.g. a distro's or your own build) under NAME."""
+    lib = installed.register(name, prefix)
+    console.print(f"[green]✓[/] registered {escape(lib.name)}: {escape(lib.version_string)} at {lib.prefix}")
+
+
+@libs.command("remove")
+@click.argument("names", nargs=-1, required=True)
+def remove_cmd(names: tuple[str, ...]) -> None:
+    """Delete built libraries from the cache, or forget registered ones."""
+    for name in names:
+        lib = installed.remove(name)
+        console.print(f"removed {escape(lib.name)}" + (f" ({lib.home})" if lib.home else ""))

@@ -1,0 +1,1 @@
+"""Libraries: sources, builds, variants, the catalog, and libraries in hand."""

@@ -1,0 +1,355 @@
+"""Building a library into the cache.
+
+A build is keyed by (source digest, variants and extra options, compiler),
+runs in a private temporary directory, installs with DESTDIR into a staging
+tree, and is moved into `libs/` in one rename only when it is complete and
+its probe program works, so an interrupted or failed build leaves nothing
+that looks installed. The log of every build is kept.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Protocol
+
+import sslperf
+from sslperf import paths
+from sslperf.errors import BuildFailed, BuildInterrupted, SslperfError
+from sslperf.libs import footprint, variants
+from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
+from sslperf.libs.model import Lib, prefix_linkage, version_from_string
+from sslperf.libs.sources import Source
+from sslperf.proc import require_tool, run
+
+# Bump when the build steps change, so that older cache entries are not reused.
+RECIPE = 2
+
+COMPILE_LINE = re.compile(r"\s-c\s.*-o\s+\S+\.o\b|\s-o\s+\S+\.o\s.*\s-c\s")
+_NINJA_STATUS = re.compile(r"^\[(\d+)/(\d+)\]")
+_UNSUPPORTED = re.compile(r"Unsupported options?:\s*(.+)")
+
+
+class Progress(Protocol):
+    def phase(self, name: str, total: int | None = None) -> None: ...
+    def advance(self, steps: int = 1) -> None: ...
+
+
+class SilentProgress:
+    def phase(self, name: str, total: int | None = None) -> None:
+        pass
+
+    def advance(self, steps: int = 1) -> None:
+        pass
+
+
+@dataclass
+class BuildRequest:
+    source: Source
+    variants: tuple[str, ...] = ()
+    configure_options: list[str] = field(default_factory=list)
+    cflags: list[str] = field(default_factory=list)
+    jobs: int = os.cpu_count() or 1
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        self.variants = variants.canonical_names(self.variants)
+        variants.lookup(self.variants, self.source.flavor)   # fail early on typos and conflicts
+
+
+@dataclass
+class BuildOutcome:
+    lib: Lib
+    cache_hit: bool
+    seconds: float
+
+
+def compiler_identity(cmake: bool) -> dict[str, str]:
+    """The compilers a build uses, by path, version banner and target."""
+    identity = {}
+    for role, default in (("cc", "cc"), ("cxx", "c++")) if cmake else (("cc", "cc"),):
+        program = os.environ.get(role.upper(), default)
+        path = require_tool(program, "to compile the library")
+        banner = run([path, "--version"], timeout=30).output.splitlines()
+        target = run([path, "-dumpmachine"], timeout=30).output.strip()
+        identity[role] = f"{os.path.realpath(path)} | {banner[0] if banner else '?'} | {target}"
+    return identity
+
+
+def lib_name(request: BuildRequest) -> str:
+    if request.name:
+        return request.name
+    name = f"{request.source.flavor}-{request.source.version}"
+    name += "".join(f"+{v}" for v in request.variants)
+    if request.configure_options or request.cflags:
+        extra = json.dumps([request.configure_options, request.cflags]).encode()
+        name += f"+custom-{hashlib.sha256(extra).hexdigest()[:6]}"
+    return name
+
+
+def cache_key(request: BuildRequest, compiler: dict[str, str]) -> str:
+    material = {
+        "recipe": RECIPE,
+        "flavor": request.source.flavor,
+        "version": request.source.version,
+        "source": request.source.digest,
+        "variants": list(request.variants),
+        "configure_options": request.configure_options,
+        "cflags": request.cflags,
+        "compiler": compiler,
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def home_for(request: BuildRequest, key: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", lib_name(request))
+    return libs_root() / f"{safe}-{key[:12]}"
+
+
+def build(request: BuildRequest, progress: Progress | None = None, force: bool = False) -> BuildOutcome:
+    """Build `request` or return the cached build."""
+    started = time.monotonic()
+    progress = progress or SilentProgress()
+    cmake = request.source.build_system == "cmake"
+    compiler = compiler_identity(cmake)
+    key = cache_key(request, compiler)
+    home = home_for(request, key)
+    if (home / MANIFEST).exists() and not force:
+        lib = lib_from_manifest(home)
+        if lib is not None:
+            return BuildOutcome(lib, True, time.monotonic() - started)
+
+    workdir = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="build-"))
+    log_path = workdir / "build.log"
+    phases: dict[str, float] = {}
+    try:
+        with open(log_path, "w") as log:
+            log.write(f"# sslperf {sslperf.__version__} build of {lib_name(request)} from {request.source.origin}\n")
+            mark = time.monotonic()
+            progress.phase("fetch")
+            source_root = request.source.materialize()
+            phases["fetch"] = time.monotonic() - mark
+            builder = _CMakeBuild if cmake else _OpenSSLBuild
+            plan = builder(request, source_root, workdir, home / "prefix", log, progress, phases).run()
+            staged = workdir / "out"
+            staged.mkdir()
+            (workdir / "destdir" / str(home / "prefix").lstrip("/")).rename(staged / "prefix")
+            progress.phase("probe")
+            manifest = _manifest(request, key, compiler, plan, staged / "prefix", phases, started, log)
+            (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        shutil.copy2(log_path, staged / "build.log")
+        try:
+            staged.rename(home)
+        except OSError:
+            if not (home / MANIFEST).exists():   # not merely a concurrent build of the same key
+                raise
+        lib = lib_from_manifest(home)
+        assert lib is not None
+        return BuildOutcome(lib, False, time.monotonic() - started)
+    except BaseException as exc:
+        kept = _keep_log(log_path, home)
+        if isinstance(exc, KeyboardInterrupt):
+            raise BuildInterrupted(
+                f"The build of `{lib_name(request)}` was interrupted; nothing was installed.",
+                hint=f"Its log so far is at {kept}.") from None
+        if isinstance(exc, SslperfError):
+            exc.hint = f"{exc.hint + ' ' if exc.hint else ''}The full log is at {kept}."
+        raise
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _keep_log(log_path: Path, home: Path) -> Path | None:
+    if not log_path.exists():
+        return None
+    kept = paths.subdir("logs") / f"{home.name}-{dt.datetime.now():%Y%m%d-%H%M%S}.log"
+    shutil.copy2(log_path, kept)
+    return kept
+
+
+class _Job:
+    """Shared steps of a build: run a step, fail with the log's tail."""
+
+    def __init__(self, request: BuildRequest, source_root: Path, workdir: Path, final_prefix: Path,
+                 log: IO[str], progress: Progress, phases: dict[str, float]):
+        self.request = request
+        self.src = source_root
+        self.build_dir = workdir / "build"
+        self.build_dir.mkdir()
+        self.destdir = workdir / "destdir"
+        self.final_prefix = final_prefix
+        self.log = log
+        self.progress = progress
+        self.phases = phases
+        self.name = lib_name(request)
+
+    def step(self, phase: str, cmd: list, timeout: float, *, total: int | None = None,
+             on_line=None, env: dict | None = None, cwd: Path | None = None) -> str:
+        self.progress.phase(phase, total)
+        mark = time.monotonic()
+        result = run(cmd, cwd=cwd or self.build_dir, timeout=timeout, log=self.log, on_line=on_line,
+                     env={**os.environ, **(env or {})})
+        self.phases[phase] = self.phases.get(phase, 0.0) + time.monotonic() - mark
+        if result.returncode != 0:
+            self.fail(phase, result.output)
+        return result.output
+
+    def fail(self, phase: str, output: str) -> None:
+        rejected = _UNSUPPORTED.search(output)
+        if rejected:
+            raise BuildFailed(
+                f"{self.request.source.flavor} {self.request.source.version} rejects the configure "
+                f"option(s) {rejected.group(1).strip()} of the build `{self.name}`.",
+                hint="Drop that option (or the variant that adds it); `sslperf libs variants` lists "
+                "what each variant sets.",
+            )
+        tail = "\n".join("    " + line for line in output.rstrip().splitlines()[-20:])
+        raise BuildFailed(f"The {phase} step of the build `{self.name}` failed. Last lines of the log:\n{tail}")
+
+
+class _OpenSSLBuild(_Job):
+    """OpenSSL's Configure + make. The crates.io copies carry no test tree,
+    hence `no-tests`, and not the helpers for shared objects and loadable
+    modules, hence `no-shared` and (3.x) `no-module`."""
+
+    def run(self) -> variants.ConfigurePlan:
+        perl = require_tool("perl", "by OpenSSL's Configure")
+        make = require_tool("make", "to build OpenSSL")
+        chosen = variants.lookup(self.request.variants, "openssl")
+        features = variants.known_features(self.src / "Configure")
+        plan = variants.plan(chosen, features, self.request.configure_options, self.request.cflags)
+        # Crates lack util/providers.num, so 3.x providers go into libcrypto (no-module).
+        fixed = ["no-shared"] + [f"no-{f}" for f in ("module", "tests") if f in features]
+        configure = [perl, self.src / "Configure", _openssl_target(), f"--prefix={self.final_prefix}",
+                     f"--openssldir={self.final_prefix / 'ssl'}", "--libdir=lib", *fixed,
+                     *plan.options, *plan.cflags]
+        plan.options = fixed + plan.options
+        self.step("configure", configure, 600)
+        makefile = (self.build_dir / "Makefile").read_text(errors="replace")
+        target = "build_sw" if re.search(r"^build_sw:", makefile, re.M) else "all"
+        dry = run([make, "-n", target], cwd=self.build_dir, timeout=300, keep_output=True)
+        total = sum(1 for line in dry.output.splitlines() if COMPILE_LINE.search(line)) or None
+
+        def count(line: str) -> None:
+            if COMPILE_LINE.search(line):
+                self.progress.advance()
+
+        self.step("compile", [make, f"-j{self.request.jobs}", target], 3600, total=total, on_line=count)
+        self.step("install", [make, "install_sw", f"DESTDIR={self.destdir}"], 900)
+        return plan
+
+
+class _CMakeBuild(_Job):
+    """BoringSSL, AWS-LC and LibreSSL: CMake + Ninja, static libraries."""
+
+    def run(self) -> variants.ConfigurePlan:
+        cmake = require_tool("cmake", f"to build {self.request.source.flavor}")
+        ninja = require_tool("ninja", f"to build {self.request.source.flavor}")
+        chosen = variants.lookup(self.request.variants, self.request.source.flavor)
+        plan = variants.plan(chosen, None, self.request.configure_options, self.request.cflags)
+        flags = [f for f in plan.cflags if not re.fullmatch(r"-O[0-9sz]", f)]
+        level = next((f for f in plan.cflags if re.fullmatch(r"-O[0-9sz]", f)), None)
+        settings = [
+            "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_INSTALL_PREFIX={self.final_prefix}",
+            "-DCMAKE_INSTALL_LIBDIR=lib", "-DBUILD_SHARED_LIBS=OFF", "-DBUILD_TESTING=OFF",
+            *_flavor_settings(self.request.source.flavor, self.src),
+            *plan.cmake, *plan.options,
+        ]
+        if flags:
+            settings += [f"-DCMAKE_C_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"]
+        if level:   # Release's own -O3 would come last and win, so replace it
+            settings += [f"-DCMAKE_C_FLAGS_RELEASE={level} -DNDEBUG", f"-DCMAKE_CXX_FLAGS_RELEASE={level} -DNDEBUG"]
+        plan.cmake = settings
+        self.step("configure", [cmake, "-G", "Ninja", "-S", self.src, "-B", self.build_dir, *settings], 600)
+        seen = [0]
+
+        def count(line: str) -> None:
+            match = _NINJA_STATUS.match(line)
+            if match:
+                done, total = int(match.group(1)), int(match.group(2))
+                if seen[0] == 0:
+                    self.progress.phase("compile", total)
+                self.progress.advance(done - seen[0])
+                seen[0] = done
+
+        self.step("compile", [ninja, "-C", self.build_dir, f"-j{self.request.jobs}"], 3600, on_line=count)
+        self.step("install", [cmake, "--install", self.build_dir], 900, env={"DESTDIR": str(self.destdir)})
+        return plan
+
+
+def _flavor_settings(flavor: str, src: Path) -> list[str]:
+    if flavor == "aws-lc":
+        # The crate ships pre-generated sources, so neither Go nor Perl is needed.
+        return ["-DDISABLE_GO=ON", "-DDISABLE_PERL=ON",
+                f"-DBUILD_TOOL={'ON' if (src / 'tool').is_dir() else 'OFF'}"]
+    if flavor == "libressl":
+        return ["-DLIBRESSL_TESTS=OFF", "-DLIBRESSL_APPS=ON"]
+    return []
+
+
+def _openssl_target() -> str:
+    machine = platform.machine()
+    return {"x86_64": "linux-x86_64", "aarch64": "linux-aarch64", "arm64": "linux-aarch64",
+            "ppc64le": "linux-ppc64le", "s390x": "linux64-s390x", "riscv64": "linux64-riscv64",
+            "i686": "linux-x86", "armv7l": "linux-armv4"}.get(machine, "linux-generic64")
+
+
+def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.ConfigurePlan,
+              staged_prefix: Path, phases: dict[str, float], started: float, log: IO[str]) -> dict:
+    """Everything `libs info` shows, measured on the staged install."""
+    flavor = request.source.flavor
+    linkage = prefix_linkage(staged_prefix, flavor)
+    if linkage is None:
+        raise BuildFailed(f"The build `{lib_name(request)}` installed no libssl/libcrypto under {staged_prefix}.")
+    result = footprint.probe(linkage)
+    if flavor == "openssl" and request.source.version not in result.version_string:
+        raise BuildFailed(f"The build reports `{result.version_string}`, not OpenSSL {request.source.version}.")
+    lib_dir = staged_prefix / "lib"
+    files = {}
+    for stem in ("libcrypto", "libssl"):
+        archive = lib_dir / f"{stem}.a"
+        measured = footprint.file_footprint(archive)
+        measured.path = f"lib/{archive.name}"
+        files[stem] = asdict(measured)
+    tools = {}
+    for tool, args in (("openssl", ["version"]), ("bssl", None)):
+        binary = staged_prefix / "bin" / tool
+        if binary.exists():
+            tools[tool] = run([binary, *args], timeout=60).output.strip() if args else "present"
+    log.write(f"# probe: {result.version_string}; tools: {tools}\n")
+    return {
+        "name": lib_name(request),
+        "flavor": flavor,
+        "version": request.source.version,
+        "variants": list(request.variants),
+        "origin": request.source.origin,
+        "source_digest": request.source.digest,
+        "key": key,
+        "recipe": RECIPE,
+        "configure_options": plan.options,
+        "skipped_options": plan.skipped,
+        "cflags": plan.cflags,
+        "cmake_settings": plan.cmake,
+        "compiler": compiler,
+        "jobs": request.jobs,
+        "phase_seconds": {k: round(v, 2) for k, v in phases.items()},
+        "build_seconds": round(time.monotonic() - started, 2),
+        "built_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "sslperf_version": sslperf.__version__,
+        "version_string": result.version_string,
+        "version_number": result.version_number,
+        "library_version": result.library_version
+        or version_from_string(result.version_string, request.source.version),
+        "tools": tools,
+        "footprint": {**files, "program": {"text": result.text, "data": result.data, "bss": result.bss,
+                                          "static": linkage.static}},
+    }

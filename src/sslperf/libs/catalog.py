@@ -1,0 +1,136 @@
+"""The catalog: which library flavors sslperf can build, the versions their
+sources offer, and how a short name such as `openssl-3.3+minimal` resolves.
+
+A name is FLAVOR[-VERSION][+VARIANT…]. VERSION may be a prefix (`3.3` is the
+newest 3.3.x on offer); no VERSION means the newest release. For BoringSSL
+and AWS-LC, which have no release numbers of their own on crates.io, VERSION
+is the version of the `boring-sys` / `aws-lc-sys` crate that carries them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sslperf.errors import UnknownLibrary
+from sslperf.libs import crates, versions
+
+
+@dataclass(frozen=True)
+class Flavor:
+    name: str
+    title: str
+    crate: str
+    crate_subdir: str          # where the library's source tree sits in the crate
+    build_system: str          # "openssl" (Configure + make) or "cmake"
+
+    def library_version(self, release: crates.CrateRelease) -> str:
+        # openssl-src writes the OpenSSL version as build metadata: 300.3.2+3.3.2
+        if self.build_system == "openssl" and release.build_metadata:
+            return release.build_metadata
+        return release.semver
+
+
+FLAVORS: dict[str, Flavor] = {
+    f.name: f
+    for f in (
+        Flavor("openssl", "OpenSSL", "openssl-src", "openssl", "openssl"),
+        Flavor("boringssl", "BoringSSL", "boring-sys", "deps/boringssl", "cmake"),
+        Flavor("aws-lc", "AWS-LC", "aws-lc-sys", "aws-lc", "cmake"),
+    )
+}
+# Flavors that can be built from a local directory, tarball or git tag too.
+SOURCE_FLAVORS = ("openssl", "libressl", "boringssl", "aws-lc")
+
+
+@dataclass(frozen=True)
+class LibName:
+    flavor: str
+    version: str | None = None
+    variants: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def base(self) -> str:
+        return f"{self.flavor}-{self.version}" if self.version else self.flavor
+
+    def __str__(self) -> str:
+        return self.base + "".join(f"+{v}" for v in self.variants)
+
+
+def parse_name(text: str) -> LibName:
+    """Split `openssl-3.3+minimal+Os` into flavor, version and variants.
+    Names of other flavors (`system`, user-registered names) keep the whole
+    base as their flavor."""
+    base, *variant_parts = text.strip().split("+")
+    if not base or any(not v for v in variant_parts):
+        raise UnknownLibrary(
+            f"`{text}` is not a library name.",
+            hint="Names look like `openssl-3.3`, `openssl-1.1.1w+minimal`, `boringssl` or `system`; "
+            "see `sslperf libs available`.",
+        )
+    for flavor in sorted(set(FLAVORS) | set(SOURCE_FLAVORS), key=len, reverse=True):
+        if base == flavor:
+            return LibName(flavor, None, tuple(variant_parts))
+        if base.startswith(flavor + "-") and base[len(flavor) + 1:][:1].isdigit():
+            return LibName(flavor, base[len(flavor) + 1:], tuple(variant_parts))
+    return LibName(base, None, tuple(variant_parts))
+
+
+@dataclass(frozen=True)
+class Release:
+    """One library version that a source offers."""
+
+    flavor: str
+    version: str
+    crate: crates.CrateRelease
+
+    @property
+    def origin(self) -> str:
+        return f"crate {self.crate.crate} {self.crate.crate_version}"
+
+    @property
+    def digest(self) -> str:
+        return self.crate.cksum
+
+
+def releases(flavor: str, refresh: bool = False) -> list[Release]:
+    """Every version of `flavor` on crates.io, oldest first; where several
+    crate versions carry the same library version, the newest crate wins."""
+    spec = FLAVORS[flavor]
+    chosen: dict[str, crates.CrateRelease] = {}
+    for release in crates.releases(spec.crate, refresh=refresh):
+        if release.yanked or (spec.build_system == "openssl" and not release.build_metadata):
+            continue   # the first openssl-src crates did not say which OpenSSL they carry
+        version = spec.library_version(release)
+        current = chosen.get(version)
+        if current is None or versions.sort_key(release.semver) > versions.sort_key(current.semver):
+            chosen[version] = release
+    ordered = sorted(chosen, key=versions.sort_key)
+    return [Release(flavor, v, chosen[v]) for v in ordered]
+
+
+def series_summary(found: list[Release]) -> str:
+    """`1.1.1w, 3.0.8, 3.1.4, …`: the newest version of each minor series."""
+    newest: dict[str, str] = {}
+    for release in found:   # oldest first, so the last one of a series wins
+        newest[versions.series(release.version)] = release.version
+    return ", ".join(newest.values())
+
+
+def resolve(name: LibName) -> Release:
+    """The release that `name` means, or an error listing what exists."""
+    if name.flavor not in FLAVORS:
+        raise UnknownLibrary(
+            f"`{name.base}` is not a library sslperf knows how to fetch.",
+            hint=f"Known flavors: {', '.join(FLAVORS)} (plus `system` and names added with "
+            "`sslperf libs add`); `sslperf libs available` lists every version.",
+        )
+    found = releases(name.flavor)
+    version = versions.newest_matching(name.version, [r.version for r in found])
+    if version is None:
+        title = FLAVORS[name.flavor].title
+        raise UnknownLibrary(
+            f"No {title} version matches `{name.version}`.",
+            hint=f"Versions on offer (newest of each series): {series_summary(found)}. "
+            "`sslperf libs available` lists them all.",
+        )
+    return next(r for r in found if r.version == version)

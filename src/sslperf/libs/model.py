@@ -1,0 +1,64 @@
+"""The one description of a library that every part of sslperf uses: what
+it is, where it lives, and how to compile a program against it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sslperf.libs.footprint import Linkage
+
+LINK_SYSTEM_LIBS = ["-pthread", "-ldl", "-lm"]
+
+
+@dataclass
+class Lib:
+    name: str
+    kind: str                     # "system", "built" or "registered"
+    flavor: str
+    version: str
+    variants: tuple[str, ...] = ()
+    prefix: Path | None = None
+    linkage: Linkage | None = None
+    info: dict = field(default_factory=dict)   # build manifest or probe facts
+    home: Path | None = None      # cache directory of a built lib
+
+    @property
+    def variant_label(self) -> str:
+        return "+".join(self.variants) if self.variants else "default"
+
+    @property
+    def version_string(self) -> str:
+        return self.info.get("version_string", "")
+
+
+def find_lib_dir(prefix: Path) -> Path | None:
+    """The directory under `prefix` that holds libcrypto (lib or lib64)."""
+    for name in ("lib", "lib64"):
+        candidate = prefix / name
+        if any(candidate.glob("libcrypto.*")):
+            return candidate
+    return None
+
+
+def prefix_linkage(prefix: Path, flavor: str) -> Linkage | None:
+    """Static archives when the prefix has them (the harness links statically),
+    else the shared objects with an rpath so no LD_LIBRARY_PATH is needed."""
+    lib_dir = find_lib_dir(prefix)
+    if lib_dir is None or not (prefix / "include" / "openssl" / "ssl.h").exists():
+        return None
+    extra = ["-lstdc++"] if flavor in ("boringssl", "aws-lc") else []
+    if (lib_dir / "libssl.a").exists() and (lib_dir / "libcrypto.a").exists():
+        return Linkage([f"-I{prefix / 'include'}"],
+                       [str(lib_dir / "libssl.a"), str(lib_dir / "libcrypto.a"), *extra, *LINK_SYSTEM_LIBS],
+                       static=True)
+    return Linkage([f"-I{prefix / 'include'}"],
+                   [f"-L{lib_dir}", f"-Wl,-rpath,{lib_dir}", "-lssl", "-lcrypto", *extra, *LINK_SYSTEM_LIBS],
+                   static=False)
+
+
+def version_from_string(version_string: str, fallback: str = "unknown") -> str:
+    """`OpenSSL 3.0.19 27 Jan 2026` → `3.0.19`; `LibreSSL 3.8.2` → `3.8.2`."""
+    match = re.search(r"\b(\d+\.\d+\.\d+[a-z]?)\b", version_string)
+    return match.group(1) if match else fallback

@@ -1,0 +1,143 @@
+"""Named build variants and the configure options each one means on a given
+source tree.
+
+Variants combine with `+` (`openssl-3.3+nistp+minimal+Os` is seed 000's
+"minimal TLS" build). The `minimal` list is the one from seed 000; each
+version accepts only some of those `no-*` options, so the list is filtered
+against the `@disablables` table of that version's own `Configure` script and
+the options it does not know are recorded as skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sslperf.errors import SslperfError
+
+# Seed 000, "Minimal TLS implementation with reasonable compatibility and performance".
+MINIMAL_DISABLE = (
+    "argon2 aria async bf blake2 camellia cast cmp cms comp deprecated des dgram dh dsa "
+    "ec2m engine gost http idea legacy md4 mdc2 multiblock nextprotoneg ocb ocsp quic rc2 "
+    "rc4 rmd160 scrypt seed siphash siv sm2 sm3 sm4 srp srtp ts whirlpool"
+).split()
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    summary: str
+    configure: tuple[str, ...] = ()     # OpenSSL Configure options
+    optional: bool = False              # drop options the version does not know, instead of failing
+    cflags: tuple[str, ...] = ()        # extra compiler flags, every flavor
+    opt_level: str | None = None        # replaces the default -O3
+    cmake: tuple[str, ...] = ()         # -D settings for CMake-built flavors
+    openssl_only: bool = False
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("default", "the library's own defaults (-O3, assembly on)"),
+        Variant(
+            "minimal",
+            "seed 000's minimal TLS build: disables the algorithms and features a TLS server rarely needs",
+            configure=tuple(f"no-{f}" for f in MINIMAL_DISABLE),
+            optional=True,
+            openssl_only=True,
+        ),
+        Variant("Os", "optimise for size (-Os instead of -O3)", opt_level="-Os"),
+        Variant("O2", "-O2 instead of -O3", opt_level="-O2"),
+        Variant(
+            "nistp",
+            "enable-ec_nistp_64_gcc_128: fast constant-time P-224/P-256/P-521 (64-bit little-endian only)",
+            configure=("enable-ec_nistp_64_gcc_128",),
+            openssl_only=True,
+        ),
+        Variant("no-asm", "C code only, no assembly: shows what the assembly is worth",
+                configure=("no-asm",), cmake=("-DOPENSSL_NO_ASM=1",)),
+        Variant("debug-symbols", "-O3 with -g, so profiles name real functions", cflags=("-g",)),
+    )
+}
+
+
+def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
+    """The Variant objects for `names`, checked for typos and conflicts."""
+    chosen = []
+    for name in names:
+        variant = VARIANTS.get(name)
+        if variant is None:
+            raise SslperfError(
+                f"`{name}` is not a build variant.",
+                hint=f"Variants: {', '.join(VARIANTS)}; combine them with `+`, e.g. `openssl-3.3+minimal+Os`.",
+            )
+        if variant.openssl_only and flavor != "openssl":
+            raise SslperfError(
+                f"The `{name}` variant uses OpenSSL's Configure options and does not apply to {flavor}.",
+                hint="For CMake-built libraries use `Os`, `O2`, `no-asm` or `debug-symbols`.",
+            )
+        chosen.append(variant)
+    levels = {v.opt_level for v in chosen if v.opt_level}
+    if len(levels) > 1:
+        raise SslperfError(f"Variants {' and '.join(sorted(levels))} both set the optimisation level; pick one.")
+    return [v for v in chosen if v.name != "default"]
+
+
+def canonical_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Variant names in the catalog's order, duplicates and `default` dropped,
+    so `+Os+minimal` and `+minimal+Os` are the same build."""
+    order = list(VARIANTS)
+    unique = {n for n in names if n != "default"}
+    return tuple(sorted(unique, key=lambda n: order.index(n) if n in order else len(order)))
+
+
+_DISABLABLES = re.compile(r"my\s+@disablables\s*=\s*\((.*?)\);", re.S)
+
+
+def known_features(configure_script: Path) -> set[str]:
+    """The feature names that `no-X` / `enable-X` accept in this Configure."""
+    text = configure_script.read_text(errors="replace")
+    block = _DISABLABLES.search(text)
+    if not block:
+        raise SslperfError(f"Cannot find the @disablables table in {configure_script}; is this an OpenSSL source tree?")
+    return set(re.findall(r'"([A-Za-z0-9_\-]+)"', block.group(1)))
+
+
+@dataclass
+class ConfigurePlan:
+    options: list[str]          # Configure options, in order
+    cflags: list[str]           # compiler flags (appended to Configure's own)
+    skipped: list[str]          # optional options this version does not know
+    cmake: list[str]
+
+
+def plan(variants: list[Variant], features: set[str] | None, extra_options: list[str],
+         extra_cflags: list[str]) -> ConfigurePlan:
+    """Options for a build of these variants. `features` is the version's
+    Configure table (None for CMake flavors)."""
+    options: list[str] = []
+    skipped: list[str] = []
+    cmake: list[str] = []
+    cflags: list[str] = []
+    for variant in variants:
+        for option in variant.configure:
+            feature = option.split("-", 1)[1]
+            if features is not None and feature not in features:
+                if variant.optional:
+                    skipped.append(option)
+                    continue
+                raise SslperfError(
+                    f"This OpenSSL version rejects `{option}` (asked for by the `{variant.name}` variant): "
+                    "its Configure does not know that feature.",
+                    hint="Choose another variant or version; `sslperf libs variants` describes each.",
+                )
+            if option not in options:
+                options.append(option)
+        cmake.extend(variant.cmake)
+        cflags.extend(variant.cflags)
+        if variant.opt_level:
+            cflags.append(variant.opt_level)
+    options.extend(o for o in extra_options if o not in options)
+    cflags.extend(extra_cflags)
+    return ConfigurePlan(options, cflags, skipped, cmake)

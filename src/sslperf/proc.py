@@ -1,0 +1,139 @@
+"""Running other programs: every call has a timeout, output can be streamed
+line by line to a log and a progress callback, and missing tools are named
+together with the Debian package that provides them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from sslperf.errors import MissingTool, SslperfError
+
+# Debian package for each program sslperf may call.
+TOOL_PACKAGES = {
+    "cc": "gcc",
+    "gcc": "gcc",
+    "make": "make",
+    "perl": "perl",
+    "cargo": "cargo",
+    "cmake": "cmake",
+    "ninja": "ninja-build",
+    "go": "golang-go",
+    "pkg-config": "pkg-config",
+    "size": "binutils",
+    "git": "git",
+    "tar": "tar",
+    "ldd": "libc-bin",
+}
+
+
+def require_tool(name: str, why: str = "") -> str:
+    """Return the path of `name`, or explain which package provides it."""
+    path = shutil.which(name)
+    if path:
+        return path
+    package = TOOL_PACKAGES.get(name, name)
+    purpose = f" (needed {why})" if why else ""
+    raise MissingTool(
+        f"The program `{name}` is not installed{purpose}.",
+        hint=f"Install it with `sudo apt-get install {package}` and run the command again.",
+    )
+
+
+@dataclass
+class Result:
+    returncode: int
+    output: str
+
+
+class CommandTimeout(SslperfError):
+    pass
+
+
+def run(
+    cmd: Sequence[str | os.PathLike],
+    *,
+    timeout: float,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    log: IO[str] | None = None,
+    on_line: Callable[[str], None] | None = None,
+    keep_output: bool = True,
+) -> Result:
+    """Run `cmd` with stdout and stderr merged, killing its whole process
+    group when `timeout` seconds pass or the user interrupts."""
+    argv = [str(c) for c in cmd]
+    if log is not None:
+        log.write(f"$ {' '.join(argv)}\n")
+        log.flush()
+    try:
+        child = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise MissingTool(f"Cannot run `{argv[0]}`: {exc.strerror}.",
+                          hint="Check that it is installed and on PATH.") from None
+
+    timed_out = threading.Event()
+
+    def kill() -> None:
+        timed_out.set()
+        _kill_group(child)
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    lines: list[str] = []
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if log is not None:
+                log.write(line)
+            if keep_output:
+                lines.append(line)
+            if on_line is not None:
+                on_line(line.rstrip("\n"))
+        child.wait()
+    except BaseException:
+        _kill_group(child)
+        raise
+    finally:
+        timer.cancel()
+        if log is not None:
+            log.flush()
+    if timed_out.is_set():
+        raise CommandTimeout(
+            f"`{' '.join(argv[:3])}` did not finish within {timeout:.0f} s and was stopped.",
+            hint="The machine may be overloaded; try again, or raise the timeout.",
+        )
+    return Result(child.returncode, "".join(lines))
+
+
+def run_ok(cmd: Sequence[str | os.PathLike], *, timeout: float = 60, **kw) -> str:
+    """Run a short command that must succeed; return its output."""
+    result = run(cmd, timeout=timeout, **kw)
+    if result.returncode != 0:
+        tail = "\n".join(result.output.strip().splitlines()[-15:])
+        raise SslperfError(f"`{' '.join(str(c) for c in cmd)}` failed (exit {result.returncode}):\n{tail}")
+    return result.output
+
+
+def _kill_group(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,97 @@
+"""End to end: build a real OpenSSL from the openssl-src crate (1.1.1w is the
+quickest to build), check what it reports, its footprint, the cache hit, and
+the minimal variant against the default. Minutes, not seconds."""
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from sslperf.libs import build
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    root = tmp_path_factory.mktemp("e2e")
+    return {"SSLPERF_CACHE_DIR": str(root / "cache"), "SSLPERF_DATA_DIR": str(root / "data")}
+
+
+def cli_json(env, *args):
+    result = run_cli(*args, "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_build_from_the_crate(env):
+    result = run_cli("libs", "build", "openssl-1.1.1w", env=env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "openssl-1.1.1w: built in" in result.stdout
+    [info] = cli_json(env, "libs", "info", "openssl-1.1.1w")
+    assert info["version_string"].startswith("OpenSSL 1.1.1w ")
+    assert info["origin"] == "built from crate openssl-src 111.28.2+1.1.1w"
+    assert info["configure_options"][:2] == ["no-shared", "no-tests"]
+    version = subprocess.run([Path(info["prefix"]) / "bin" / "openssl", "version"], capture_output=True,
+                             text=True, timeout=30).stdout
+    assert version.startswith("OpenSSL 1.1.1w ")
+    figures = info["footprint"]["figures"]
+    assert figures["libcrypto_bytes"] > 2_000_000 and figures["libssl_bytes"] > 300_000
+    assert figures["libcrypto_code"] < figures["libcrypto_bytes"]
+    assert figures["program_text"] > 500_000            # statically linked TLS client
+    assert info["footprint"]["program_linkage"] == "static"
+    assert set(info["phase_seconds"]) == {"fetch", "configure", "compile", "install"}
+    # The progress bar counts compile commands in make's output: check it sees them.
+    log = (Path(info["prefix"]).parent / "build.log").read_text()
+    compiles = [line for line in log.splitlines() if build.COMPILE_LINE.search(line)]
+    assert len(compiles) > 500 and all(".o" in line for line in compiles)
+
+
+def test_second_build_is_a_cache_hit(env):
+    [before] = cli_json(env, "libs", "info", "openssl-1.1.1w")
+    started = time.monotonic()
+    result = run_cli("libs", "build", "openssl-1.1.1", env=env)      # short name, same release
+    elapsed = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    assert "openssl-1.1.1w: cached build" in result.stdout
+    [after] = cli_json(env, "libs", "info", "openssl-1.1.1w")
+    assert after["built_at"] == before["built_at"]
+    print(f"cache hit through the CLI took {elapsed:.2f} s")
+
+
+def test_list_shows_system_and_built(env):
+    names = [lib["name"] for lib in cli_json(env, "libs", "list")]
+    assert names[0] == "system" and "openssl-1.1.1w" in names
+
+
+def test_minimal_variant_is_smaller(env):
+    result = run_cli("libs", "build", "openssl-1.1.1w+minimal", env=env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "skipped: no-argon2 no-cmp no-http no-legacy no-quic no-siv" in result.stdout
+    default, minimal = cli_json(env, "libs", "info", "openssl-1.1.1w", "openssl-1.1.1w+minimal")
+    for key in ("libcrypto_bytes", "libssl_bytes", "libcrypto_code", "program_text"):
+        assert minimal["footprint"]["figures"][key] < default["footprint"]["figures"][key], key
+    assert "no-engine" in minimal["configure_options"] and "no-ocb" in minimal["configure_options"]
+    table = run_cli("libs", "info", "openssl-1.1.1w", "openssl-1.1.1w+minimal", env=env).stdout
+    assert "libcrypto file size" in table and "%)" in table
+
+
+def test_real_configure_rejects_an_unknown_option(env):
+    result = run_cli("libs", "build", "openssl-1.1.1w", "--configure-opt", "no-frobnicate", env=env)
+    assert result.returncode == 3
+    assert "rejects the configure option(s) no-frobnicate" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_register_and_remove(env):
+    [built] = cli_json(env, "libs", "info", "openssl-1.1.1w")
+    added = run_cli("libs", "add", "my-1.1.1", "--prefix", built["prefix"], env=env)
+    assert added.returncode == 0, added.stderr
+    [mine] = cli_json(env, "libs", "info", "my-1.1.1")
+    assert mine["kind"] == "registered" and mine["version_string"] == built["version_string"]
+    assert run_cli("libs", "remove", "my-1.1.1", "openssl-1.1.1w+minimal", env=env).returncode == 0
+    names = [lib["name"] for lib in cli_json(env, "libs", "list")]
+    assert "my-1.1.1" not in names and "openssl-1.1.1w+minimal" not in names and "openssl-1.1.1w" in names

@@ -1,0 +1,85 @@
+import pytest
+
+from sslperf.errors import SslperfError
+from sslperf.libs import catalog, crates, variants
+
+CONFIGURE_EXCERPT = '''
+my @disablables = (
+    "afalgeng",
+    "asm",
+    "ec_nistp_64_gcc_128",
+    "engine",
+    "tests",
+    "ocb",
+    "dh",
+);
+my @disablables_int = ("crmf");
+'''
+
+
+def test_known_features_reads_the_disablables_table(tmp_path):
+    script = tmp_path / "Configure"
+    script.write_text(CONFIGURE_EXCERPT)
+    assert variants.known_features(script) == {"afalgeng", "asm", "ec_nistp_64_gcc_128", "engine", "tests",
+                                               "ocb", "dh"}
+
+
+def test_known_features_rejects_a_non_openssl_script(tmp_path):
+    script = tmp_path / "Configure"
+    script.write_text("#!/bin/sh\necho hi\n")
+    with pytest.raises(SslperfError, match="@disablables"):
+        variants.known_features(script)
+
+
+def test_minimal_keeps_what_the_version_knows_and_records_the_rest():
+    features = {"ocb", "dh", "engine", "asm", "ec_nistp_64_gcc_128"}
+    plan = variants.plan(variants.lookup(("minimal",), "openssl"), features, [], [])
+    assert plan.options == ["no-dh", "no-engine", "no-ocb"]
+    assert "no-quic" in plan.skipped and "no-argon2" in plan.skipped
+    assert not set(plan.options) & set(plan.skipped)
+
+
+def test_a_required_option_the_version_lacks_is_an_error():
+    with pytest.raises(SslperfError, match="rejects `enable-ec_nistp_64_gcc_128`"):
+        variants.plan(variants.lookup(("nistp",), "openssl"), {"asm"}, [], [])
+
+
+def test_variants_combine_in_a_canonical_order():
+    assert variants.canonical_names(("Os", "minimal", "default", "nistp", "Os")) == ("minimal", "Os", "nistp")
+    plan = variants.plan(variants.lookup(("nistp", "minimal", "Os"), "openssl"),
+                         set(variants.MINIMAL_DISABLE) | {"ec_nistp_64_gcc_128"}, ["no-ssl3"], ["-march=x86-64"])
+    assert plan.options[0] == "enable-ec_nistp_64_gcc_128"
+    assert plan.options[-1] == "no-ssl3"
+    assert plan.cflags == ["-Os", "-march=x86-64"]
+
+
+@pytest.mark.parametrize("names, message", [
+    (("fast",), "`fast` is not a build variant"),
+    (("Os", "O2"), "both set the optimisation level"),
+])
+def test_variant_errors(names, message):
+    with pytest.raises(SslperfError, match=message):
+        variants.lookup(names, "openssl")
+
+
+def test_openssl_only_variants_are_refused_for_cmake_flavors():
+    with pytest.raises(SslperfError, match="does not apply to aws-lc"):
+        variants.lookup(("minimal",), "aws-lc")
+    no_asm = variants.plan(variants.lookup(("no-asm",), "boringssl"), None, [], [])
+    assert no_asm.cmake == ["-DOPENSSL_NO_ASM=1"]
+
+
+@pytest.mark.parametrize("version, skipped", [
+    ("1.1.1w", {"no-argon2", "no-cmp", "no-http", "no-legacy", "no-quic", "no-siv"}),
+    ("3.0.8", {"no-argon2", "no-http", "no-quic"}),
+    ("4.0.3", {"no-engine"}),          # 4.0 removed engines
+])
+def test_minimal_per_real_version(sslperf_dirs, version, skipped):
+    """The real Configure of each version, fetched from crates.io with cargo."""
+    release = catalog.resolve(catalog.parse_name(f"openssl-{version}"))
+    source = crates.fetch(release.crate) / "openssl"
+    features = variants.known_features(source / "Configure")
+    plan = variants.plan(variants.lookup(("minimal", "nistp"), "openssl"), features, [], [])
+    assert set(plan.skipped) == skipped
+    assert "enable-ec_nistp_64_gcc_128" in plan.options
+    assert "tests" in features     # the crates carry no test tree, so builds pass no-tests
