@@ -33,3 +33,27 @@ def run_cli(*args, env=None, timeout=1200):
     merged = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "sslperf", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, env=merged)
+
+
+@pytest.fixture(scope="session")
+def e2e_env(tmp_path_factory):
+    """A private cache shared by the end-to-end tests of one session, so the
+    real OpenSSL they build is built once."""
+    root = tmp_path_factory.mktemp("e2e")
+    return {"SSLPERF_CACHE_DIR": str(root / "cache"), "SSLPERF_DATA_DIR": str(root / "data")}
+
+
+@pytest.fixture(scope="session")
+def built_openssl(e2e_env):
+    """The name of an openssl-1.1.1w built from the crate (the quickest to
+    build) in the e2e cache; use it inside `in_e2e_cache`."""
+    result = run_cli("libs", "build", "openssl-1.1.1w", env=e2e_env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    return "openssl-1.1.1w"
+
+
+@pytest.fixture
+def in_e2e_cache(e2e_env, monkeypatch):
+    for key, value in e2e_env.items():
+        monkeypatch.setenv(key, value)
+    return e2e_env

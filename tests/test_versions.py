@@ -4,7 +4,8 @@ from sslperf.libs import versions
 
 
 def test_letter_releases_sort_after_their_base():
-    ordered = ["1.1.1", "1.1.1a", "1.1.1v", "1.1.1w", "3.0.0", "3.0.10", "3.10.0", "4.0.3"]
+    ordered = ["1.1.1", "1.1.1a", "1.1.1v", "1.1.1w", "3.0.0", "3.0.9", "3.0.10", "3.5.0-alpha1", "3.5.0",
+               "3.10.0", "4.0.0-rc.1", "4.0.0-rc.2", "4.0.0", "4.0.3"]
     assert sorted(reversed(ordered), key=versions.sort_key) == ordered
 
 
@@ -34,3 +35,8 @@ def test_newest_matching_skips_prereleases_unless_named():
                                              ("4.0.3", "4.0")])
 def test_series(version, series):
     assert versions.series(version) == series
+
+
+@pytest.mark.parametrize("version, series", [("5.4.0", "5"), ("0.47.0", "0.47"), ("4.21.2", "4")])
+def test_crate_series(version, series):
+    assert versions.series(version, semver=True) == series

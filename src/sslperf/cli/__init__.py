@@ -11,6 +11,7 @@ from rich.markup import escape
 
 import sslperf
 from sslperf.cli.libs import libs
+from sslperf.cli.speed import speed
 from sslperf.errors import SslperfError
 
 err_console = Console(stderr=True, highlight=False)
@@ -31,6 +32,7 @@ def cli() -> None:
 
 
 cli.add_command(libs)
+cli.add_command(speed)
 
 
 def main(argv: list[str] | None = None) -> None:

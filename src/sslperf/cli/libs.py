@@ -16,7 +16,7 @@ from sslperf.errors import SslperfError
 from sslperf.libs import build as builder
 from sslperf.libs import catalog, describe, installed, sources, variants, versions
 
-console = Console(highlight=False)
+console = Console(highlight=False, soft_wrap=True)
 
 
 @click.group()
@@ -49,7 +49,7 @@ def available(flavors: tuple[str, ...], refresh: bool, as_json: bool) -> None:
     for flavor, found in listing.items():
         series: dict[str, list[catalog.Release]] = {}
         for release in found:
-            key = versions.series(release.version)
+            key = versions.series(release.version, semver=catalog.FLAVORS[flavor].build_system == "cmake")
             series.setdefault(key, []).append(release)
         for key, members in series.items():
             labels = []

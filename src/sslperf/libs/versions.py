@@ -16,14 +16,15 @@ def tokens(version: str) -> tuple[str, ...]:
 
 def sort_key(version: str) -> tuple[int, ...]:
     """Numeric key: digits as numbers, a letter suffix as its alphabet rank
-    (a=1 … z=26), so 1.1.1w sorts after 1.1.1v and 1.1.1 before both."""
-    key = []
-    for token in tokens(version):
-        if token.isdigit():
-            key.append(int(token))
-        else:
-            key.append(sum((ord(c) - 96) * 27**i for i, c in enumerate(reversed(token))))
-    return tuple(key)
+    (a=1 … z=26), so 1.1.1w sorts after 1.1.1v and 1.1.1 before both; a
+    pre-release sorts before its release."""
+    base, _, pre = version.partition("-")
+    return _numbers(base) + ((0, *_numbers(pre)) if pre else (1,))   # 4.0.0-rc.1 < 4.0.0
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    return tuple(int(t) if t.isdigit() else sum((ord(c) - 96) * 27**i for i, c in enumerate(reversed(t)))
+                 for t in tokens(text))
 
 
 def is_prerelease(version: str) -> bool:
@@ -47,9 +48,13 @@ def newest_matching(spec: str | None, versions: list[str]) -> str | None:
     return max(candidates, key=sort_key) if candidates else None
 
 
-def series(version: str) -> str:
-    """The release series: `3.3` for 3.3.2, `1.1.1` for 1.1.1w (before 3.0
-    OpenSSL's series had three numbers)."""
+def series(version: str, semver: bool = False) -> str:
+    """The release series: `3.3` for OpenSSL 3.3.2, `1.1.1` for 1.1.1w (before
+    3.0 OpenSSL's series had three numbers); with `semver`, a crate's
+    compatible range: `5` for 5.4.0, `0.47` for 0.47.0."""
     numbers = [t for t in tokens(version) if t.isdigit()]
-    width = 3 if numbers and int(numbers[0]) < 3 and len(numbers) >= 3 else 2
+    if semver:
+        width = 2 if numbers and numbers[0] == "0" else 1
+    else:
+        width = 3 if numbers and int(numbers[0]) < 3 and len(numbers) >= 3 else 2
     return ".".join(numbers[:width])

@@ -1,0 +1,97 @@
+"""`sslperf speed`: the primitives suite."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from sslperf import environment, suites
+from sslperf.errors import SslperfError
+from sslperf.libs import installed
+from sslperf.report.terminal import print_run
+from sslperf.runner import Runner, Settings
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False)
+
+
+@click.command()
+@click.option("--lib", "-l", "lib_names", multiple=True, help="Library to measure (repeatable; default: system).")
+@click.option("--quick", "depth", flag_value="quick", help="A core set of cases, ~20 ms samples (under a minute).")
+@click.option("--full", "depth", flag_value="full", help="Every case, longer samples, all key generations.")
+@click.option("--sizes", help="Extra buffer sizes for ciphers, digests and MACs, e.g. 1350,4096.")
+@click.option("--workload", type=click.Choice(["record", "speed-compat", "both"]), default="record",
+              show_default=True,
+              help="record: what a TLS stack does (same on every lib); speed-compat: each version's own "
+                   "`openssl speed` loop; both: side by side.")
+@click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable).")
+@click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
+@click.option("--time", "time_ms", type=click.FloatRange(1, 10000), help="Target wall time of one sample, in ms.")
+@click.option("--samples", type=click.IntRange(1, 1000), help="Samples per case and library.")
+@click.option("--cpu-mask", type=click.Choice(sorted(environment.MASKS)),
+              help="Pretend the CPU lacks instructions (via OPENSSL_ia32cap): no-aesni shows what a client "
+                   "without AES-NI gets.")
+@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,
+              help="Time used in the tables (both are recorded).")
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the run as JSON here.")
+@click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
+def speed(lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json, out,
+          list_only) -> None:
+    """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
+    KEMs of one or more libraries in one interleaved run.
+
+    \b
+    Examples:
+      sslperf speed --quick
+      sslperf speed --quick --lib system --lib openssl-1.1.1w --lib openssl-3.6
+      sslperf speed --quick --lib openssl-3.6 --cpu-mask no-aesni
+      sslperf speed --lib openssl-3.0 --filter 'cipher/aes-128-gcm/encrypt/*' --workload both
+    """
+    depth = depth or "default"
+    extra_sizes = suites.parse_sizes(sizes) if sizes else ()
+    workloads = ("record", "speed-compat") if workload == "both" else (workload,)
+    if case_ids:
+        cases = [suites.parse_case(c) for c in case_ids]
+    else:
+        cases = suites.suite(depth, extra_sizes, workloads)
+    cases = suites.select(cases, patterns)
+    if list_only:
+        for case in cases:
+            click.echo(case.id)
+        return
+    libs = [installed.find(name) for name in (lib_names or ("system",))]
+    if len({lib.name for lib in libs}) != len(libs):
+        raise SslperfError("The same library is named twice; name each library once.")
+    plan = suites.DEPTHS[depth]
+    settings = Settings(time_ms or plan.target_ms, samples or plan.samples, cpu_mask)
+    started = time.monotonic()
+    with _progress(console if not as_json else err_console) as bar:
+        task = bar.add_task("compiling the harness", total=None)
+        runner = Runner(libs, settings, {"depth": depth, "workload": workload, "metric": metric})
+        try:
+            def report(what: str, done: int, total: int) -> None:
+                bar.update(task, description=escape(what), completed=done, total=total)
+
+            run = runner.measure(cases, report)
+        finally:
+            runner.close()
+    elapsed = time.monotonic() - started
+    if out:
+        out.write_text(run.to_json())
+    if as_json:
+        click.echo(run.to_json())
+        return
+    print_run(run, console, metric)
+    console.print(f"[dim]{len(cases)} cases × {len(libs)} libraries in {elapsed:.0f} s"
+                  + (f"; JSON written to {out}" if out else "") + "[/dim]")
+
+
+def _progress(target: Console) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=target, transient=True, disable=not target.is_terminal)

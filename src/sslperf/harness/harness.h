@@ -1,0 +1,64 @@
+/* sslperf harness: shared types.
+ *
+ * A case is named family/algorithm/operation[/size][/workload]. Each family
+ * file offers a `prepare` function that parses the rest of the name, makes
+ * keys, contexts and buffers (outside any timed region), checks the operation
+ * once for correctness, and returns a bench_case whose `run` does `iters`
+ * operations and nothing else. */
+#ifndef SSLPERF_HARNESS_H
+#define SSLPERF_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CASE_ID_MAX 160
+#define REASON_MAX 256
+
+typedef enum { UNIT_BYTES, UNIT_OPS } unit_kind;
+
+typedef struct bench_case {
+    char id[CASE_ID_MAX];
+    unit_kind unit;
+    size_t bytes_per_op;            /* for UNIT_BYTES */
+    void *state;
+    int (*run)(void *state, uint64_t iters);    /* 1 on success */
+    void (*release)(void *state);
+    char note[REASON_MAX];          /* e.g. which API was used, when it differs by lib */
+} bench_case;
+
+typedef enum { PREP_OK, PREP_NA, PREP_ERROR, PREP_UNKNOWN } prep_status;
+
+/* Outcome of preparing a case: a ready case, n/a with a reason (the library
+ * lacks the algorithm or API), an error (the library failed or a check did
+ * not pass), or unknown (no family claims the name). */
+typedef struct {
+    prep_status status;
+    char reason[REASON_MAX];
+} prep_result;
+
+/* Split name components: parts[0] is the family. */
+#define MAX_PARTS 6
+typedef struct {
+    char buf[CASE_ID_MAX];
+    const char *part[MAX_PARTS];
+    int n;
+} case_name;
+
+/* A family's prepare: on PREP_OK `out` is ready; on anything else it has
+ * freed what it made and `res->reason` says why. */
+typedef prep_status (*prepare_fn)(const case_name *name, bench_case *out, prep_result *res);
+
+prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *res);
+prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *res);
+prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res);
+prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res);
+
+/* Helpers shared by the family files. */
+prep_status prep_na(prep_result *res, const char *fmt, ...);
+prep_status prep_unknown(prep_result *res, const char *fmt, ...);
+prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */
+int parse_size(const char *text, size_t *out);
+void fill_pattern(unsigned char *buf, size_t len, unsigned seed);
+int hex_equal(const unsigned char *bytes, size_t len, const char *hex);
+
+#endif

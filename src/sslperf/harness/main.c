@@ -1,0 +1,369 @@
+/* sslperf harness: the only program that calls the crypto library.
+ *
+ *   harness info                       what the library says about itself
+ *   harness run [opts] CASE...         measure cases, one JSON line per result
+ *   harness serve                      line protocol on stdin (used by sslperf,
+ *                                      which interleaves libraries sample by sample)
+ *
+ * serve commands, one per line, each answered by one JSON line:
+ *   info | prepare ID | calibrate ID TARGET_NS | sample ID ITERS COUNT | release ID | quit
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compat.h"
+#include "harness.h"
+
+#define MAX_PREPARED 512
+#define MAX_SAMPLES 1000
+
+static const struct {
+    const char *name;
+    prepare_fn prepare;
+} FAMILIES[] = {
+    {"cipher", prepare_cipher}, {"digest", prepare_digest}, {"mac", prepare_mac},
+    {"sig", prepare_pkey},      {"kex", prepare_pkey},      {"kem", prepare_pkey},
+    {"keygen", prepare_pkey},
+};
+
+static bench_case prepared[MAX_PREPARED];
+static int n_prepared;
+
+/* ---- JSON output ---------------------------------------------------- */
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void json_u64_array(const uint64_t *v, int n)
+{
+    putchar('[');
+    for (int i = 0; i < n; i++)
+        printf(i ? ",%llu" : "%llu", (unsigned long long)v[i]);
+    putchar(']');
+}
+
+static void emit_status(const char *type, const char *id, const char *reason)
+{
+    printf("{\"type\":");
+    json_str(type);
+    printf(",\"case\":");
+    json_str(id);
+    if (reason) {
+        printf(",\"reason\":");
+        json_str(reason);
+    }
+    printf("}\n");
+    fflush(stdout);
+}
+
+/* ---- the library ---------------------------------------------------- */
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The capability vector the library decided on (after OPENSSL_ia32cap).
+ * Weak: a shared libcrypto does not export it, and then it is unknown. */
+extern unsigned int OPENSSL_ia32cap_P[] __attribute__((weak));
+#endif
+
+static void emit_info(void)
+{
+    printf("{\"type\":\"info\",\"flavor\":");
+    json_str(sp_flavor());
+    printf(",\"version_string\":");
+    json_str(OpenSSL_version(OPENSSL_VERSION));
+    printf(",\"version_number\":%lu", (unsigned long)OPENSSL_VERSION_NUMBER);
+    printf(",\"speed_aead_rekey\":%s", SP_SPEED_AEAD_REKEY ? "true" : "false");
+    printf(",\"ia32cap\":");
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned int *volatile cap = OPENSSL_ia32cap_P;   /* volatile: the weak symbol may be absent */
+    if (cap != NULL) {
+        char caps[80];
+        snprintf(caps, sizeof(caps), "0x%08x%08x:0x%08x%08x", cap[1], cap[0], cap[3], cap[2]);
+        json_str(caps);
+    } else {
+        printf("null");
+    }
+#else
+    printf("null");
+#endif
+    printf("}\n");
+    fflush(stdout);
+}
+
+/* ---- timing ----------------------------------------------------------- */
+
+static uint64_t clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int timed_run(bench_case *c, uint64_t iters, uint64_t *wall, uint64_t *cpu)
+{
+    uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    int ok = c->run(c->state, iters);
+    *cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    *wall = clock_ns(CLOCK_MONOTONIC) - w0;
+    return ok;
+}
+
+/* Iterations for one batch of about `target_ns` wall time. Doubling from one
+ * iteration doubles as a warm-up. */
+static int calibrate(bench_case *c, uint64_t target_ns, uint64_t *iters_out)
+{
+    uint64_t iters = 1, wall, cpu;
+    for (;;) {
+        if (!timed_run(c, iters, &wall, &cpu))
+            return 0;
+        if (wall >= target_ns / 4 || iters >= (1ull << 40))
+            break;
+        iters *= (wall < target_ns / 100) ? 8 : 2;
+    }
+    double scaled = (double)iters * (double)target_ns / (double)(wall ? wall : 1);
+    *iters_out = scaled < 1 ? 1 : (uint64_t)(scaled + 0.5);
+    return 1;
+}
+
+/* ---- cases --------------------------------------------------------------- */
+
+static int split_name(const char *id, case_name *name)
+{
+    if (strlen(id) >= sizeof(name->buf))
+        return 0;
+    strcpy(name->buf, id);
+    name->n = 0;
+    for (char *p = name->buf; name->n < MAX_PARTS;) {
+        name->part[name->n++] = p;
+        char *slash = strchr(p, '/');
+        if (!slash)
+            return 1;
+        *slash = '\0';
+        p = slash + 1;
+    }
+    return 0;
+}
+
+static bench_case *find_prepared(const char *id)
+{
+    for (int i = 0; i < n_prepared; i++)
+        if (strcmp(prepared[i].id, id) == 0)
+            return &prepared[i];
+    return NULL;
+}
+
+/* Prepare `id`; prints nothing. Returns the case or NULL with `res` set. */
+static bench_case *prepare(const char *id, prep_result *res)
+{
+    case_name name;
+    bench_case *existing = find_prepared(id);
+
+    memset(res, 0, sizeof(*res));
+    if (existing)
+        return existing;
+    if (n_prepared == MAX_PREPARED) {
+        prep_error(res, "too many prepared cases (release some first)");
+        return NULL;
+    }
+    if (!split_name(id, &name)) {
+        snprintf(res->reason, sizeof(res->reason), "malformed case name (family/algorithm/operation/...)");
+        res->status = PREP_UNKNOWN;
+        return NULL;
+    }
+    bench_case *c = &prepared[n_prepared];
+    memset(c, 0, sizeof(*c));
+    res->status = PREP_UNKNOWN;
+    snprintf(res->reason, sizeof(res->reason), "no family is called \"%s\"", name.part[0]);
+    for (size_t f = 0; f < sizeof(FAMILIES) / sizeof(FAMILIES[0]); f++) {
+        if (strcmp(FAMILIES[f].name, name.part[0]) == 0) {
+            res->status = FAMILIES[f].prepare(&name, c, res);
+            break;
+        }
+    }
+    if (res->status != PREP_OK)
+        return NULL;   /* families free what they made before failing */
+    snprintf(c->id, sizeof(c->id), "%s", id);
+    n_prepared++;
+    return c;
+}
+
+static void release_case(const char *id)
+{
+    for (int i = 0; i < n_prepared; i++) {
+        if (strcmp(prepared[i].id, id) == 0) {
+            if (prepared[i].release)
+                prepared[i].release(prepared[i].state);
+            prepared[i] = prepared[--n_prepared];
+            return;
+        }
+    }
+}
+
+static const char *status_type(prep_status status)
+{
+    return status == PREP_NA ? "na" : status == PREP_UNKNOWN ? "unknown" : "error";
+}
+
+static void emit_prepared(const bench_case *c)
+{
+    printf("{\"type\":\"prepared\",\"case\":");
+    json_str(c->id);
+    printf(",\"unit\":\"%s\",\"bytes_per_op\":%zu", c->unit == UNIT_BYTES ? "bytes" : "ops", c->bytes_per_op);
+    if (c->note[0]) {
+        printf(",\"note\":");
+        json_str(c->note);
+    }
+    printf("}\n");
+    fflush(stdout);
+}
+
+static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result)
+{
+    static uint64_t wall[MAX_SAMPLES], cpu[MAX_SAMPLES], ops[MAX_SAMPLES];
+    if (count < 1 || count > MAX_SAMPLES)
+        count = count < 1 ? 1 : MAX_SAMPLES;
+    for (int i = 0; i < count; i++) {
+        ops[i] = iters;
+        if (!timed_run(c, iters, &wall[i], &cpu[i])) {
+            char msg[REASON_MAX];
+            prep_result res;
+            prep_error(&res, "an operation failed while timing");
+            snprintf(msg, sizeof(msg), "%s", res.reason);
+            emit_status("error", c->id, msg);
+            return 0;
+        }
+    }
+    printf("{\"type\":\"%s\",\"case\":", emit_type_result ? "result" : "samples");
+    json_str(c->id);
+    printf(",\"unit\":\"%s\",\"bytes_per_op\":%zu,\"ops\":", c->unit == UNIT_BYTES ? "bytes" : "ops",
+           c->bytes_per_op);
+    json_u64_array(ops, count);
+    printf(",\"wall_ns\":");
+    json_u64_array(wall, count);
+    printf(",\"cpu_ns\":");
+    json_u64_array(cpu, count);
+    if (emit_type_result) {
+        printf(",\"library\":");
+        json_str(OpenSSL_version(OPENSSL_VERSION));
+        if (c->note[0]) {
+            printf(",\"note\":");
+            json_str(c->note);
+        }
+    }
+    printf("}\n");
+    fflush(stdout);
+    return 1;
+}
+
+/* ---- modes ---------------------------------------------------------------- */
+
+static int run_mode(int argc, char **argv)
+{
+    uint64_t target_ns = 20000000ull;
+    int samples = 5, failures = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--time-ms") == 0 && i + 1 < argc) {
+            target_ns = strtoull(argv[++i], NULL, 10) * 1000000ull;
+        } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
+            samples = atoi(argv[++i]);
+        } else {
+            prep_result res;
+            uint64_t iters;
+            bench_case *c = prepare(argv[i], &res);
+            if (c == NULL) {
+                emit_status(status_type(res.status), argv[i], res.reason);
+                failures += res.status != PREP_NA;
+                continue;
+            }
+            if (!calibrate(c, target_ns, &iters)) {
+                emit_status("error", c->id, "an operation failed during calibration");
+                failures++;
+            } else if (!sample(c, iters, samples, 1)) {
+                failures++;
+            }
+            release_case(argv[i]);
+        }
+    }
+    return failures ? 1 : 0;
+}
+
+static int serve_mode(void)
+{
+    char line[512];
+    while (fgets(line, sizeof(line), stdin)) {
+        char cmd[32] = "", id[CASE_ID_MAX] = "";
+        unsigned long long a = 0, b = 0;
+        int n;
+        line[strcspn(line, "\r\n")] = '\0';
+        n = sscanf(line, "%31s %159s %llu %llu", cmd, id, &a, &b);
+        if (n < 1)
+            continue;
+        if (strcmp(cmd, "quit") == 0)
+            break;
+        if (strcmp(cmd, "info") == 0) {
+            emit_info();
+        } else if (strcmp(cmd, "prepare") == 0 && n >= 2) {
+            prep_result res;
+            bench_case *c = prepare(id, &res);
+            if (c)
+                emit_prepared(c);
+            else
+                emit_status(status_type(res.status), id, res.reason);
+        } else if ((strcmp(cmd, "calibrate") == 0 && n >= 3) || (strcmp(cmd, "sample") == 0 && n >= 4)) {
+            bench_case *c = find_prepared(id);
+            uint64_t iters;
+            if (!c) {
+                emit_status("error", id, "not prepared");
+            } else if (cmd[0] == 'c') {
+                if (calibrate(c, a, &iters))
+                    printf("{\"type\":\"calibrated\",\"case\":\"%s\",\"iters\":%llu}\n", c->id,
+                           (unsigned long long)iters), fflush(stdout);
+                else
+                    emit_status("error", id, "an operation failed during calibration");
+            } else {
+                sample(c, a, (int)b, 0);
+            }
+        } else if (strcmp(cmd, "release") == 0 && n >= 2) {
+            release_case(id);
+            emit_status("released", id, NULL);
+        } else {
+            emit_status("error", id, "unknown command");
+        }
+    }
+    while (n_prepared > 0)
+        release_case(prepared[0].id);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+#if SP_BSSL
+    CRYPTO_library_init();
+#else
+    OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
+#endif
+    if (argc >= 2 && strcmp(argv[1], "info") == 0) {
+        emit_info();
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "run") == 0)
+        return run_mode(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+        return serve_mode();
+    fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve\n", argv[0]);
+    return 2;
+}

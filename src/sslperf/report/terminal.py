@@ -1,0 +1,119 @@
+"""Terminal tables for a Run: one table per family group, libraries side by
+side, each figure its median with the 95% CI half-width, the fastest marked."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from sslperf.results import Measurement, Run
+
+GROUP_ORDER = ("AEAD ciphers", "block ciphers (CBC, CTR)", "digests", "MACs", "signatures", "key exchange", "KEMs",
+               "key generation")
+
+
+def throughput(bytes_per_second: float) -> str:
+    mb = bytes_per_second / 1e6
+    return f"{mb / 1000:.2f} GB/s" if mb >= 1000 else f"{mb:.1f} MB/s"
+
+
+def rate(ops_per_second: float) -> str:
+    return f"{ops_per_second:,.0f} op/s" if ops_per_second >= 100 else f"{ops_per_second:,.1f} op/s"
+
+
+def micros(us: float) -> str:
+    return f"{us:,.1f} µs" if us >= 10 else f"{us:.2f} µs"
+
+
+def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
+    if m is None:
+        return Text("")
+    if m.status != "ok":
+        return Text(m.status, style="dim")
+    s = m.summary(metric)
+    if s is None:
+        return Text("no samples", style="dim")
+    value = throughput(s.median) if m.unit == "bytes" else rate(s.median)
+    text = Text(value, style="bold green" if fastest else "")
+    text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+    if m.unit == "ops":
+        text.append(f" ({micros(m.micros_per_op(metric))})", style="dim")
+    if fastest:
+        text.append(" ★", style="bold green")
+    return text
+
+
+def _row_label(m: Measurement) -> str:
+    parts = [m.algorithm]
+    if m.family == "cipher" or m.family in ("sig", "kem"):
+        parts.append(m.operation)
+    if m.family == "kex":
+        parts.append("derive")
+    if m.size is not None:
+        parts.append(f"{m.size} B")
+    if m.workload == "speed-compat":
+        parts.append("[speed-compat]")
+    return " ".join(parts)
+
+
+def tables(run: Run, metric: str = "wall") -> list:
+    """Renderables: one table per group, then footnotes for n/a and errors."""
+    libs = [lib.name for lib in run.libs]
+    by_group: dict[str, dict[str, dict[str, Measurement]]] = defaultdict(dict)
+    for m in run.measurements:
+        by_group[m.group].setdefault(m.case, {})[m.lib] = m
+    out = []
+    notes: dict[str, set[str]] = defaultdict(set)
+    for group in sorted(by_group, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
+        rows = by_group[group]
+        sample = next(iter(next(iter(rows.values())).values()))
+        unit = "throughput" if sample.unit == "bytes" or sample.family in ("cipher", "digest", "mac") else "op/s"
+        table = Table(title=f"{group} ({unit}, median ±95% CI, {metric} time)", title_justify="left")
+        table.add_column("case")
+        for lib in libs:
+            table.add_column(escape(lib), justify="right")
+        for case_id, per_lib in rows.items():
+            best = _fastest(per_lib.values(), metric)
+            first = next(iter(per_lib.values()))
+            table.add_row(escape(_row_label(first)),
+                          *[cell(per_lib.get(lib), metric, per_lib.get(lib) is best) for lib in libs])
+            for m in per_lib.values():
+                if m.status != "ok" and m.reason:
+                    notes[f"{m.status} on {m.lib}: {m.reason}"].add(m.algorithm)
+        out.append(table)
+    if notes:
+        lines = [f"  {escape(note)} ({', '.join(sorted(algs))})" for note, algs in sorted(notes.items())]
+        out.append(Text.from_markup("[dim]" + "\n".join(lines) + "[/dim]"))
+    return out
+
+
+def _fastest(measurements, metric: str) -> Measurement | None:
+    ok = [(m.summary(metric).median, m) for m in measurements if m.status == "ok" and m.summary(metric)]
+    if len(ok) < 2:
+        return None
+    return max(ok, key=lambda pair: pair[0])[1]
+
+
+def header(run: Run) -> Group:
+    env = run.environment
+    lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
+             f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
+             f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
+    if env.get("mask"):
+        lines.append(f"[bold yellow]CPU mask {env['mask']} in force[/] (OPENSSL_ia32cap={env.get('mask_env')})")
+    for lib in run.libs:
+        caps = f", capability vector {lib.ia32cap}" if lib.ia32cap else ""
+        lines.append(f"  {escape(lib.name)}: {escape(lib.version_string)}{caps}")
+    return Group(*[Text.from_markup(line) for line in lines])
+
+
+def print_run(run: Run, console: Console, metric: str = "wall") -> None:
+    console.print(header(run))
+    for renderable in tables(run, metric):
+        console.print(renderable)
+    for warning in run.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")

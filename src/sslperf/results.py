@@ -1,0 +1,100 @@
+"""The one result model: a Run holds Measurements (one per case and library),
+and every output — terminal tables, JSON, later the store, plots and the
+HTML report — reads these records."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from dataclasses import asdict, dataclass, field
+
+from sslperf.stats import Summary, describe
+
+METRICS = ("wall", "cpu")
+
+
+@dataclass
+class Measurement:
+    case: str
+    family: str
+    group: str
+    algorithm: str
+    operation: str
+    size: int | None
+    workload: str
+    lib: str
+    status: str                      # "ok", "n/a" or "error"
+    reason: str | None = None
+    unit: str = "ops"                # "bytes" (throughput) or "ops"
+    bytes_per_op: int = 0
+    ops: list[int] = field(default_factory=list)
+    wall_ns: list[int] = field(default_factory=list)
+    cpu_ns: list[int] = field(default_factory=list)
+    note: str | None = None
+
+    def rates(self, metric: str = "wall") -> list[float]:
+        """Per-sample rate: bytes/s for throughput cases, operations/s otherwise."""
+        times = self.wall_ns if metric == "wall" else self.cpu_ns
+        scale = self.bytes_per_op if self.unit == "bytes" else 1
+        return [ops * scale * 1e9 / ns for ops, ns in zip(self.ops, times) if ns > 0]
+
+    def summary(self, metric: str = "wall") -> Summary | None:
+        rates = self.rates(metric)
+        return describe(rates) if rates else None
+
+    def micros_per_op(self, metric: str = "wall") -> float | None:
+        summary = self.summary(metric)
+        if summary is None or not summary.median:
+            return None
+        per_second = summary.median / (self.bytes_per_op if self.unit == "bytes" else 1)
+        return 1e6 / per_second
+
+
+@dataclass
+class LibInfo:
+    name: str
+    flavor: str
+    version: str
+    version_string: str
+    variant: str
+    kind: str
+    ia32cap: str | None = None      # the capability vector the library settled on
+
+
+@dataclass
+class Run:
+    id: str
+    started: str
+    settings: dict
+    environment: dict
+    libs: list[LibInfo] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    finished: str | None = None
+    complete: bool = False
+
+    @staticmethod
+    def new(settings: dict, environment: dict) -> Run:
+        now = dt.datetime.now(dt.timezone.utc)
+        return Run(f"{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}", now.isoformat(timespec="seconds"), settings,
+                   environment)
+
+    def to_dict(self, with_summaries: bool = True) -> dict:
+        data = asdict(self)
+        if with_summaries:
+            for record, measurement in zip(data["measurements"], self.measurements):
+                record["summary"] = {m: (s.as_dict() if (s := measurement.summary(m)) else None) for m in METRICS}
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    @staticmethod
+    def from_dict(data: dict) -> Run:
+        fields = {k: v for k, v in data.items() if k not in ("libs", "measurements")}
+        run = Run(**fields)
+        run.libs = [LibInfo(**lib) for lib in data.get("libs", [])]
+        run.measurements = [Measurement(**{k: v for k, v in m.items() if k != "summary"})
+                            for m in data.get("measurements", [])]
+        return run

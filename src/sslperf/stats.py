@@ -1,0 +1,86 @@
+"""Statistics every output reads: descriptive figures (seed 001's descstat:
+n, min, max, mean, median, p95, p99, stdev, sum), a distribution-free 95%
+confidence interval for the median, and the A-vs-B test."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    min: float
+    max: float
+    mean: float
+    median: float
+    p95: float
+    p99: float
+    stdev: float
+    sum: float
+    ci_low: float
+    ci_high: float
+
+    @property
+    def ci_half_width(self) -> float:
+        """Half the 95% CI of the median, relative to the median (0.01 = ±1%)."""
+        if not self.median:
+            return math.inf
+        return (self.ci_high - self.ci_low) / 2 / abs(self.median)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "ci_half_width": self.ci_half_width}
+
+
+def median_ci(values: list[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """Order-statistic interval for the median: the ranks come from the
+    binomial(n, 1/2) distribution, so no shape is assumed. With fewer than 6
+    values no rank pair reaches 95%, and the interval is [min, max]."""
+    ordered = np.sort(np.asarray(values, dtype=float))
+    n = len(ordered)
+    if n == 0:
+        return math.nan, math.nan
+    alpha = 1 - confidence
+    # Largest k with P(B < k) <= alpha/2, so [x_(k), x_(n-k+1)] covers >= confidence.
+    k = int(sps.binom.ppf(alpha / 2, n, 0.5))
+    if k < 1 or sps.binom.cdf(k - 1, n, 0.5) > alpha / 2:
+        k = max(k - 1, 0)
+    if k < 1:
+        return float(ordered[0]), float(ordered[-1])
+    return float(ordered[k - 1]), float(ordered[n - k])
+
+
+def describe(values: list[float] | np.ndarray) -> Summary:
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        raise ValueError("no values to describe")
+    low, high = median_ci(data)
+    return Summary(
+        n=int(data.size),
+        min=float(data.min()),
+        max=float(data.max()),
+        mean=float(data.mean()),
+        median=float(np.median(data)),
+        p95=float(np.percentile(data, 95)),
+        p99=float(np.percentile(data, 99)),
+        stdev=float(data.std(ddof=1)) if data.size > 1 else 0.0,
+        sum=float(data.sum()),
+        ci_low=low,
+        ci_high=high,
+    )
+
+
+def mann_whitney_p(a: list[float], b: list[float]) -> float:
+    """Two-sided p-value that a and b come from the same distribution."""
+    if len(a) < 2 or len(b) < 2:
+        return 1.0
+    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+def geometric_mean(values: list[float]) -> float:
+    positive = [v for v in values if v > 0]
+    return float(sps.gmean(positive)) if positive else math.nan

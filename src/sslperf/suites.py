@@ -1,0 +1,181 @@
+"""Cases and named suites.
+
+A case id is family/algorithm/operation[/size][/workload], named the way
+`openssl speed` names algorithms so users recognise them. The harness
+checks the details; this module knows which cases exist and groups them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from sslperf.errors import SslperfError
+
+AEADS = ("aes-128-gcm", "aes-256-gcm", "aes-128-ccm", "aes-256-ccm", "aes-128-ocb", "aes-256-ocb",
+         "chacha20-poly1305")
+CIPHERS = AEADS + ("aes-128-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr")
+DIGESTS = ("sha1", "sha256", "sha384", "sha512", "sha3-256", "sha3-512", "blake2b512")
+MACS = ("hmac-sha256", "hmac-sha512", "cmac-aes-128", "poly1305")
+SIGNATURES = ("rsa-2048", "rsa-3072", "rsa-4096", "ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ed25519", "ed448",
+              "ml-dsa-44", "ml-dsa-65", "ml-dsa-87")
+KEY_EXCHANGES = ("x25519", "x448", "ecdh-p256", "ecdh-p384", "ecdh-p521", "ffdh-2048", "ffdh-3072")
+KEMS = ("ml-kem-512", "ml-kem-768", "ml-kem-1024")
+SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
+TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (seed 002)
+WORKLOADS = ("record", "speed-compat")
+FAMILIES = ("cipher", "digest", "mac", "sig", "kex", "kem", "keygen")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    family: str
+    algorithm: str
+    operation: str
+    size: int | None = None
+    workload: str = "record"
+
+    @property
+    def symmetric(self) -> bool:
+        return self.family in ("cipher", "digest", "mac")
+
+    @property
+    def group(self) -> str:
+        """The table a result belongs to."""
+        if self.family == "cipher":
+            return "AEAD ciphers" if self.algorithm in AEADS else "block ciphers (CBC, CTR)"
+        return {"digest": "digests", "mac": "MACs", "sig": "signatures", "kex": "key exchange",
+                "kem": "KEMs", "keygen": "key generation"}[self.family]
+
+
+def cipher(alg: str, op: str, size: int, workload: str = "record") -> Case:
+    suffix = "/speed-compat" if workload == "speed-compat" else ""
+    return Case(f"cipher/{alg}/{op}/{size}{suffix}", "cipher", alg, op, size, workload)
+
+
+def digest(alg: str, size: int, workload: str = "record") -> Case:
+    suffix = "/speed-compat" if workload == "speed-compat" else ""
+    return Case(f"digest/{alg}/{size}{suffix}", "digest", alg, "hash", size, workload)
+
+
+def mac(alg: str, size: int) -> Case:
+    return Case(f"mac/{alg}/{size}", "mac", alg, "mac", size)
+
+
+def pkey(family: str, alg: str, op: str | None = None) -> Case:
+    if family == "keygen":
+        return Case(f"keygen/{alg}", "keygen", alg, "keygen")
+    return Case(f"{family}/{alg}/{op}", family, alg, op or "")
+
+
+_SIZE = r"[1-9][0-9]*"
+
+
+def parse_case(text: str) -> Case:
+    """A Case from its id; names outside the catalog get a clear error."""
+    parts = text.strip().split("/")
+    family = parts[0]
+    try:
+        if family == "cipher" and len(parts) in (4, 5) and parts[1] in CIPHERS and parts[2] in ("encrypt", "decrypt"):
+            workload = parts[4] if len(parts) == 5 else "record"
+            if re.fullmatch(_SIZE, parts[3]) and workload in WORKLOADS:
+                return cipher(parts[1], parts[2], int(parts[3]), workload)
+        if family == "digest" and len(parts) in (3, 4) and parts[1] in DIGESTS and re.fullmatch(_SIZE, parts[2]):
+            workload = parts[3] if len(parts) == 4 else "record"
+            if workload in WORKLOADS:
+                return digest(parts[1], int(parts[2]), workload)
+        if family == "mac" and len(parts) == 3 and parts[1] in MACS and re.fullmatch(_SIZE, parts[2]):
+            return mac(parts[1], int(parts[2]))
+        if family == "sig" and len(parts) == 3 and parts[1] in SIGNATURES and parts[2] in ("sign", "verify"):
+            return pkey("sig", parts[1], parts[2])
+        if family == "kex" and len(parts) == 3 and parts[1] in KEY_EXCHANGES and parts[2] == "derive":
+            return pkey("kex", parts[1], "derive")
+        if family == "kem" and len(parts) == 3 and parts[1] in KEMS and parts[2] in ("keygen", "encaps", "decaps"):
+            return pkey("kem", parts[1], parts[2])
+        if family == "keygen" and len(parts) == 2 and parts[1] in SIGNATURES + KEY_EXCHANGES:
+            return pkey("keygen", parts[1])
+    except ValueError:
+        pass
+    raise SslperfError(
+        f"`{text}` is not a case sslperf knows.",
+        hint="Cases look like cipher/aes-128-gcm/encrypt/16384, digest/sha256/1024, mac/hmac-sha256/200, "
+        "sig/ecdsa-p256/sign, kex/x25519/derive, kem/ml-kem-768/encaps or keygen/rsa-2048; "
+        "`sslperf speed --list` shows a suite's cases.",
+    )
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """`16,1350,16384` → sizes; anything else is an error naming the bad part."""
+    sizes = []
+    for part in (p.strip() for p in text.split(",")):
+        if not re.fullmatch(_SIZE, part) or int(part) > 64 * 1024 * 1024:
+            raise SslperfError(f"`{part}` in --sizes is not a size in bytes between 1 and 67108864.",
+                               hint="Give a comma-separated list, e.g. --sizes 16,1350,16384.")
+        sizes.append(int(part))
+    return tuple(sizes)
+
+
+@dataclass(frozen=True)
+class Depth:
+    name: str
+    target_ms: float      # wall time of one sample
+    samples: int
+
+
+DEPTHS = {
+    "quick": Depth("quick", 20, 10),
+    "default": Depth("default", 30, 10),
+    "full": Depth("full", 100, 15),
+}
+
+
+def suite(depth: str, extra_sizes: tuple[int, ...] = (), workloads: tuple[str, ...] = ("record",)) -> list[Case]:
+    """The cases of a depth. Sizes add to the depth's own; the speed-compat
+    workload applies to encryption and digests (what `openssl speed` times)."""
+    cases: list[Case] = []
+    if depth == "quick":
+        sizes = tuple(sorted({16, TLS_RECORD, 16384, *extra_sizes}))
+        for alg in ("aes-128-gcm", "aes-256-gcm", "aes-128-ccm", "aes-128-ocb", "chacha20-poly1305"):
+            cases += [cipher(alg, "encrypt", s, w) for w in workloads for s in sizes]
+        cases += [cipher(alg, "decrypt", TLS_RECORD) for alg in ("aes-128-gcm", "chacha20-poly1305")]
+        cases += [digest(alg, s, w) for alg in ("sha256", "sha512") for w in workloads for s in (64, 16384)]
+        cases.append(mac("hmac-sha256", 1024))
+        cases += [pkey("sig", alg, op) for alg in ("rsa-2048", "ecdsa-p256", "ed25519", "ml-dsa-65")
+                  for op in ("sign", "verify")]
+        cases += [pkey("kex", alg, "derive") for alg in ("x25519", "ecdh-p256")]
+        cases += [pkey("kem", "ml-kem-768", op) for op in ("encaps", "decaps")]
+        return _unique(cases)
+    sizes = tuple(sorted({*SPEED_SIZES, TLS_RECORD, *extra_sizes}))
+    for alg in CIPHERS:
+        cases += [cipher(alg, "encrypt", s, w) for w in workloads for s in sizes]
+        cases += [cipher(alg, "decrypt", s) for s in sizes]
+    cases += [digest(alg, s, w) for alg in DIGESTS for w in workloads for s in sizes]
+    cases += [mac(alg, s) for alg in MACS for s in sizes]
+    cases += [pkey("sig", alg, op) for alg in SIGNATURES for op in ("sign", "verify")]
+    cases += [pkey("kex", alg, "derive") for alg in KEY_EXCHANGES]
+    cases += [pkey("kem", alg, op) for alg in KEMS for op in ("keygen", "encaps", "decaps")]
+    keygens = ("rsa-2048", "ecdsa-p256", "ed25519", "x25519", "ml-dsa-65")
+    if depth == "full":
+        keygens = SIGNATURES + KEY_EXCHANGES      # RSA-3072/4096 keygen is slow: the runner bounds it
+    cases += [pkey("keygen", alg) for alg in keygens]
+    return _unique(cases)
+
+
+def select(cases: list[Case], patterns: tuple[str, ...]) -> list[Case]:
+    """Cases whose id matches any of the glob `patterns` (all when none)."""
+    if not patterns:
+        return cases
+    chosen = [c for c in cases if any(fnmatch.fnmatchcase(c.id, p) or p in c.id for p in patterns)]
+    if not chosen:
+        raise SslperfError(f"No case matches {' or '.join(patterns)}.",
+                           hint="Patterns are globs or substrings of case ids, e.g. 'cipher/aes-*-gcm/*' or 'x25519'.")
+    return chosen
+
+
+def _unique(cases: list[Case]) -> list[Case]:
+    seen: dict[str, Case] = {}
+    for case in cases:
+        seen.setdefault(case.id, case)
+    return list(seen.values())

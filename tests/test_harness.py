@@ -1,0 +1,99 @@
+"""The real harness, compiled against real libraries: the system OpenSSL and
+an OpenSSL 1.1.1w built from the crate."""
+
+import pytest
+
+from sslperf import environment
+from sslperf.libs import installed
+from sslperf.libs.system import find_system
+from sslperf.native import Worker
+from sslperf.runner import Runner, Settings
+from sslperf.suites import parse_case
+
+# One case per family and kind of operation, all checked by the harness before timing.
+FAMILY_CASES = [
+    "cipher/aes-128-gcm/encrypt/1024", "cipher/aes-256-gcm/decrypt/1350", "cipher/aes-128-ccm/encrypt/64",
+    "cipher/aes-128-ocb/decrypt/256", "cipher/chacha20-poly1305/encrypt/16384", "cipher/aes-128-cbc/decrypt/1024",
+    "cipher/aes-256-ctr/encrypt/16", "cipher/aes-128-gcm/encrypt/16/speed-compat", "digest/sha256/64",
+    "digest/sha3-512/1024", "digest/sha512/64/speed-compat", "mac/hmac-sha256/200", "mac/cmac-aes-128/64",
+    "mac/poly1305/1024", "sig/rsa-2048/sign", "sig/ecdsa-p256/verify", "sig/ed25519/sign", "kex/x25519/derive",
+    "kex/ecdh-p384/derive", "kex/ffdh-2048/derive", "keygen/ecdsa-p256",
+]
+
+
+def measure(libs, case_ids, **settings):
+    runner = Runner(libs, Settings(settings.get("target_ms", 2), settings.get("samples", 3), settings.get("mask")))
+    try:
+        return runner.measure([parse_case(c) for c in case_ids])
+    finally:
+        runner.close()
+
+
+@pytest.fixture(scope="module")
+def system_run(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SSLPERF_CACHE_DIR", str(tmp_path_factory.mktemp("harness-cache")))
+    try:
+        yield measure([find_system()], FAMILY_CASES + ["kem/ml-kem-768/encaps"])
+    finally:
+        mp.undo()
+
+
+def test_harness_reports_the_system_library(system_run):
+    [lib] = system_run.libs
+    assert lib.flavor == "openssl" and lib.version_string == find_system().version_string
+
+
+@pytest.mark.parametrize("case_id", FAMILY_CASES)
+def test_every_family_measures_with_sane_figures(system_run, case_id):
+    [m] = [m for m in system_run.measurements if m.case == case_id]
+    assert m.status == "ok", m.reason
+    assert len(m.ops) == 3 and all(n > 0 for n in m.ops)
+    assert all(w > 0 and c > 0 for w, c in zip(m.wall_ns, m.cpu_ns))
+    summary = m.summary()
+    if m.unit == "bytes":
+        assert m.bytes_per_op == m.size
+        assert 1e6 < summary.median < 1e12          # between 1 MB/s and 1 TB/s
+    else:
+        assert 1 < summary.median < 1e8             # op/s
+
+
+def test_a_missing_algorithm_is_na_with_a_reason(system_run):
+    [m] = [m for m in system_run.measurements if m.case == "kem/ml-kem-768/encaps"]
+    if find_system().info["version_number"] >= 0x30500000:
+        pytest.skip("this system OpenSSL has ML-KEM")
+    assert m.status == "n/a" and "ML-KEM-768" in m.reason
+
+
+def test_the_worker_refuses_bad_names_and_sizes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(tmp_path))
+    with Worker(find_system()) as worker:
+        for bad, words in [("cipher/aes-128-gcm/encrypt/0", "bad size"), ("cipher/rot13/encrypt/16", "unknown cipher"),
+                           ("nosuch/x", "no family"), ("sig/x25519/sign", "no sig operation")]:
+            reply = worker.request(f"prepare {bad}", timeout=30)
+            assert reply.type == "unknown" and words in reply.data["reason"], reply.data
+
+
+@pytest.mark.slow
+def test_built_library_and_interleaving(built_openssl, in_e2e_cache):
+    lib = installed.find(built_openssl)
+    run = measure([find_system(), lib], ["cipher/aes-128-gcm/encrypt/16384", "sig/ecdsa-p256/sign"], samples=4)
+    assert [l.version_string for l in run.libs][1].startswith("OpenSSL 1.1.1w")
+    assert run.libs[1].ia32cap, "a static OpenSSL exposes its capability vector"
+    assert all(m.status == "ok" and len(m.ops) == 4 for m in run.measurements)
+
+
+@pytest.mark.slow
+def test_cpu_mask_changes_the_capability_and_the_speed(built_openssl, in_e2e_cache):
+    if "aes" not in environment.capture()["cpu_flags"]:
+        pytest.skip("this CPU has no AES-NI to mask")
+    lib = installed.find(built_openssl)
+    case = ["cipher/aes-128-gcm/encrypt/16384"]
+    plain = measure([lib], case, target_ms=10, samples=5)
+    masked = measure([lib], case, target_ms=10, samples=5, mask="no-aesni")
+    assert masked.environment["mask"] == "no-aesni"
+    bit57 = 1 << 57
+    assert int(plain.libs[0].ia32cap.split(":")[0], 16) & bit57
+    assert not int(masked.libs[0].ia32cap.split(":")[0], 16) & bit57
+    # Without AES-NI and PCLMULQDQ, GCM falls back to table-driven code: several times slower.
+    assert masked.measurements[0].summary().median < 0.5 * plain.measurements[0].summary().median
