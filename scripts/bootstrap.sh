@@ -24,7 +24,12 @@ want git git
 want cargo cargo
 want /usr/include/openssl/ssl.h libssl-dev
 want openssl openssl
-for extra in ${APT_EXTRAS:-}; do want "${extra%%:*}" "${extra##*:}"; done
+if [ "${EXTRAS:-}" = "test" ]; then
+  # The tests start a real PostgreSQL and open the HTML report in headless Chromium.
+  want /usr/lib/postgresql postgresql
+  want chromium chromium
+  want runuser util-linux
+fi
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "== installing Debian packages: ${need_pkgs[*]}"

@@ -31,3 +31,13 @@ def test_mann_whitney_and_geomean():
     assert stats.mann_whitney_p([1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16]) < 0.01
     assert stats.mann_whitney_p([1, 2, 3], [1, 2, 3]) > 0.5
     assert stats.geometric_mean([1, 4, 16]) == pytest.approx(4)
+
+
+def test_doubling_fit_recovers_the_factor():
+    # RSA private operations scale roughly as bits^3: a doubling costs 8x.
+    sizes = [2048, 3072, 4096]
+    rates = [8000 * (2048 / s) ** 3 for s in sizes]
+    fit = stats.doubling_fit(sizes, rates)
+    assert fit.a == pytest.approx(8.0, rel=1e-6) and fit.r2 == pytest.approx(1.0)
+    assert fit.predict(8192) == pytest.approx(8000 / 64, rel=1e-6)
+    assert stats.doubling_fit([2048], [1.0]) is None

@@ -32,9 +32,24 @@ class Measurement:
     wall_ns: list[int] = field(default_factory=list)
     cpu_ns: list[int] = field(default_factory=list)
     note: str | None = None
+    # Rates another tool reported (imports of `openssl speed` / `bssl speed`),
+    # in bytes/s or op/s, used when there are no samples of our own.
+    reported_rates: list[float] | None = None
+
+    @property
+    def label(self) -> str:
+        """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
+        parts = [self.algorithm, self.operation if self.family in ("cipher", "sig", "kem", "kex") else ""]
+        if self.size is not None:
+            parts.append(f"{self.size} B")
+        if self.workload == "speed-compat":
+            parts.append("[speed-compat]")
+        return " ".join(p for p in parts if p)
 
     def rates(self, metric: str = "wall") -> list[float]:
         """Per-sample rate: bytes/s for throughput cases, operations/s otherwise."""
+        if self.reported_rates is not None and not self.ops:
+            return list(self.reported_rates)
         times = self.wall_ns if metric == "wall" else self.cpu_ns
         scale = self.bytes_per_op if self.unit == "bytes" else 1
         return [ops * scale * 1e9 / ns for ops, ns in zip(self.ops, times) if ns > 0]
@@ -98,3 +113,22 @@ class Run:
         run.measurements = [Measurement(**{k: v for k, v in m.items() if k != "summary"})
                             for m in data.get("measurements", [])]
         return run
+
+
+def merge(runs: list[Run]) -> Run:
+    """Several runs as one, for a report across runs: a library measured in
+    more than one run is told apart as NAME@RUN."""
+    if len(runs) == 1:
+        return runs[0]
+    names = [lib.name for run in runs for lib in run.libs]
+    clash = {n for n in names if names.count(n) > 1}
+    merged = Run(f"{runs[0].id}+{len(runs) - 1}", runs[0].started,
+                 {"merged_from": [run.id for run in runs]}, runs[0].environment)
+    for run in runs:
+        rename = {lib.name: f"{lib.name}@{run.id}" if lib.name in clash else lib.name for lib in run.libs}
+        merged.libs += [LibInfo(**{**vars(lib), "name": rename[lib.name]}) for lib in run.libs]
+        merged.measurements += [Measurement(**{**vars(m), "lib": rename.get(m.lib, m.lib)}) for m in run.measurements]
+        merged.warnings += run.warnings
+    merged.complete = all(run.complete for run in runs)
+    merged.finished = max((run.finished or "") for run in runs) or None
+    return merged

@@ -84,3 +84,30 @@ def mann_whitney_p(a: list[float], b: list[float]) -> float:
 def geometric_mean(values: list[float]) -> float:
     positive = [v for v in values if v > 0]
     return float(sps.gmean(positive)) if positive else math.nan
+
+
+@dataclass(frozen=True)
+class ScalingFit:
+    """rate ≈ c · size^(-log2 a): each doubling of the key size divides the
+    rate by `a` (seed 003's figure of merit)."""
+
+    a: float
+    c: float
+    r2: float
+
+    def predict(self, size: float) -> float:
+        return self.c * size ** (-math.log2(self.a))
+
+
+def doubling_fit(sizes: list[float], rates: list[float]) -> ScalingFit | None:
+    """Least-squares fit of log2(rate) on log2(size); None with fewer than two sizes."""
+    points = [(s, r) for s, r in zip(sizes, rates) if s > 0 and r > 0]
+    if len({s for s, _ in points}) < 2:
+        return None
+    x = np.log2([s for s, _ in points])
+    y = np.log2([r for _, r in points])
+    slope, intercept = np.polyfit(x, y, 1)
+    fitted = slope * x + intercept
+    total = float(((y - y.mean()) ** 2).sum())
+    r2 = 1 - float(((y - fitted) ** 2).sum()) / total if total else 1.0
+    return ScalingFit(a=float(2 ** (-slope)), c=float(2 ** intercept), r2=r2)

@@ -125,7 +125,7 @@ class Depth:
 
 
 DEPTHS = {
-    "quick": Depth("quick", 20, 10),
+    "quick": Depth("quick", 20, 15),
     "default": Depth("default", 30, 10),
     "full": Depth("full", 100, 15),
 }
@@ -165,9 +165,15 @@ def suite(depth: str, extra_sizes: tuple[int, ...] = (), workloads: tuple[str, .
 
 def select(cases: list[Case], patterns: tuple[str, ...]) -> list[Case]:
     """Cases whose id matches any of the glob `patterns` (all when none)."""
+    ids = set(select_ids([c.id for c in cases], patterns))
+    return [c for c in cases if c.id in ids]
+
+
+def select_ids(ids: list[str], patterns: tuple[str, ...]) -> list[str]:
+    """Ids that match any of the glob or substring `patterns` (all when none)."""
     if not patterns:
-        return cases
-    chosen = [c for c in cases if any(fnmatch.fnmatchcase(c.id, p) or p in c.id for p in patterns)]
+        return ids
+    chosen = [i for i in ids if any(fnmatch.fnmatchcase(i, p) or p in i for p in patterns)]
     if not chosen:
         raise SslperfError(f"No case matches {' or '.join(patterns)}.",
                            hint="Patterns are globs or substrings of case ids, e.g. 'cipher/aes-*-gcm/*' or 'x25519'.")

@@ -10,7 +10,10 @@ from rich.console import Console
 from rich.markup import escape
 
 import sslperf
+from sslperf.cli.compare import compare
 from sslperf.cli.libs import libs
+from sslperf.cli.report import report
+from sslperf.cli.runs import runs
 from sslperf.cli.speed import speed
 from sslperf.errors import SslperfError
 
@@ -19,7 +22,11 @@ err_console = Console(stderr=True, highlight=False)
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(sslperf.__version__, prog_name="sslperf")
-def cli() -> None:
+@click.option("--db", envvar="SSLPERF_DB", metavar="URL",
+              help="Results store: sqlite:///path or postgresql://user@host/db "
+                   "(default: SQLite in the user's data directory; env SSLPERF_DB).")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
     """sslperf: a performance lab for OpenSSL-family crypto and TLS libraries.
 
     Build and cache OpenSSL 1.1.1 … 4.x, BoringSSL and AWS-LC in named
@@ -27,12 +34,17 @@ def cli() -> None:
     explain them.
 
     Exit codes: 0 success, 1 usage error, 2 bad input or environment,
-    3 a build failed, 130 interrupted.
+    3 a build failed, 4 a regression (compare --fail-above), 130 interrupted.
     """
+    ctx.ensure_object(dict)
+    ctx.obj["db"] = db
 
 
 cli.add_command(libs)
 cli.add_command(speed)
+cli.add_command(runs)
+cli.add_command(compare)
+cli.add_command(report)
 
 
 def main(argv: list[str] | None = None) -> None:

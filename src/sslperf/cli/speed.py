@@ -11,10 +11,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf import environment, suites
+from sslperf.cli.common import open_store
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
-from sslperf.report.terminal import print_run
-from sslperf.runner import Runner, Settings
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -41,8 +40,10 @@ err_console = Console(stderr=True, highlight=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
-def speed(lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json, out,
-          list_only) -> None:
+@click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@click.pass_context
+def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json,
+          out, list_only, no_store) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
 
@@ -53,6 +54,10 @@ def speed(lib_names, depth, sizes, workload, case_ids, patterns, time_ms, sample
       sslperf speed --quick --lib openssl-3.6 --cpu-mask no-aesni
       sslperf speed --lib openssl-3.0 --filter 'cipher/aes-128-gcm/encrypt/*' --workload both
     """
+    # Imported here: numpy/scipy take half a second, which `sslperf libs` should not pay.
+    from sslperf.report.terminal import print_run
+    from sslperf.runner import Runner, Settings
+
     depth = depth or "default"
     extra_sizes = suites.parse_sizes(sizes) if sizes else ()
     workloads = ("record", "speed-compat") if workload == "both" else (workload,)
@@ -70,17 +75,24 @@ def speed(lib_names, depth, sizes, workload, case_ids, patterns, time_ms, sample
         raise SslperfError("The same library is named twice; name each library once.")
     plan = suites.DEPTHS[depth]
     settings = Settings(time_ms or plan.target_ms, samples or plan.samples, cpu_mask)
+    store = None if no_store else open_store(ctx)
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
         task = bar.add_task("compiling the harness", total=None)
         runner = Runner(libs, settings, {"depth": depth, "workload": workload, "metric": metric})
+        run = runner.run
         try:
+            if store:
+                store.begin(run)
+
             def report(what: str, done: int, total: int) -> None:
                 bar.update(task, description=escape(what), completed=done, total=total)
 
-            run = runner.measure(cases, report)
+            runner.measure(cases, report, on_measurement=(lambda m: store.add(run.id, m)) if store else None)
         finally:
             runner.close()
+            if store:     # an interrupted run keeps what it measured, marked incomplete
+                store.finish(run)
     elapsed = time.monotonic() - started
     if out:
         out.write_text(run.to_json())
@@ -89,7 +101,8 @@ def speed(lib_names, depth, sizes, workload, case_ids, patterns, time_ms, sample
         return
     print_run(run, console, metric)
     console.print(f"[dim]{len(cases)} cases × {len(libs)} libraries in {elapsed:.0f} s"
-                  + (f"; JSON written to {out}" if out else "") + "[/dim]")
+                  + (f"; stored as run {run.id}" if store else "") + (f"; JSON written to {out}" if out else "")
+                  + "[/dim]")
 
 
 def _progress(target: Console) -> Progress:

@@ -40,7 +40,7 @@ typedef struct {
 #define NO_AEAD
 #endif
 
-#if SP_BSSL || defined(OPENSSL_NO_OCB)
+#if SP_BSSL || SP_LIBRESSL || defined(OPENSSL_NO_OCB)
 #define OCB(fn) NULL
 #else
 #define OCB(fn) fn

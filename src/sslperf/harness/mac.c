@@ -90,7 +90,7 @@ static int mac_once(mac_state *s, int rekey, const unsigned char *in, size_t len
         CRYPTO_poly1305_finish(&st, out);
         *out_len = 16;
         return 1;
-#elif !defined(OPENSSL_NO_POLY1305)
+#elif !SP_LIBRESSL && !defined(OPENSSL_NO_POLY1305)
         EVP_PKEY *key = EVP_PKEY_new_raw_private_key(EVP_PKEY_POLY1305, NULL, s->key, 32);
         EVP_MD_CTX *mctx = EVP_MD_CTX_new();
         int ok = key && mctx && EVP_DigestSignInit(mctx, NULL, NULL, NULL, key) > 0
@@ -163,7 +163,7 @@ static int load_mac(mac_state *s)
         return (s->hmac = HMAC_CTX_new()) != NULL;
     if (s->alg->kind == MAC_CMAC)
         return (s->cmac = CMAC_CTX_new()) != NULL;
-#if SP_BSSL || !defined(OPENSSL_NO_POLY1305)
+#if SP_BSSL || (!SP_LIBRESSL && !defined(OPENSSL_NO_POLY1305))
     return 1;
 #else
     return 0;

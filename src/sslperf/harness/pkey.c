@@ -20,16 +20,25 @@
 
 #include <openssl/ec.h>
 #include <openssl/rsa.h>
-#if !SP_BORINGSSL && !defined(OPENSSL_NO_DH)
+#if !SP_BORINGSSL && !SP_LIBRESSL && !defined(OPENSSL_NO_DH)
 #include <openssl/dh.h>
+#endif
+
+/* LibreSSL has neither Ed448/X448 nor the RFC 7919 groups by NID. */
+#if defined(EVP_PKEY_ED448) && defined(EVP_PKEY_X448)
+#define ID_ED448 EVP_PKEY_ED448
+#define ID_X448 EVP_PKEY_X448
+#else
+#define ID_ED448 NID_undef
+#define ID_X448 NID_undef
 #endif
 
 static const key_alg KEYS[] = {
     {"rsa-2048", K_RSA, 2048, "RSA"},        {"rsa-3072", K_RSA, 3072, "RSA"},
     {"rsa-4096", K_RSA, 4096, "RSA"},        {"ecdsa-p256", K_EC, NID_X9_62_prime256v1, "P-256"},
     {"ecdsa-p384", K_EC, NID_secp384r1, "P-384"}, {"ecdsa-p521", K_EC, NID_secp521r1, "P-521"},
-    {"ed25519", K_ED, EVP_PKEY_ED25519, "ED25519"}, {"ed448", K_ED, EVP_PKEY_ED448, "ED448"},
-    {"x25519", K_X, EVP_PKEY_X25519, "X25519"}, {"x448", K_X, EVP_PKEY_X448, "X448"},
+    {"ed25519", K_ED, EVP_PKEY_ED25519, "ED25519"}, {"ed448", K_ED, ID_ED448, "ED448"},
+    {"x25519", K_X, EVP_PKEY_X25519, "X25519"}, {"x448", K_X, ID_X448, "X448"},
     {"ecdh-p256", K_EC, NID_X9_62_prime256v1, "P-256"}, {"ecdh-p384", K_EC, NID_secp384r1, "P-384"},
     {"ecdh-p521", K_EC, NID_secp521r1, "P-521"}, {"ffdh-2048", K_DH, 2048, "ffdhe2048"},
     {"ffdh-3072", K_DH, 3072, "ffdhe3072"},   {"ml-dsa-44", K_MLDSA, 44, "ML-DSA-44"},
@@ -80,7 +89,7 @@ static EVP_PKEY_CTX *keygen_ctx(const key_alg *a)
         break;
     case K_ED:
     case K_X:
-        ctx = EVP_PKEY_CTX_new_id(a->param, NULL);
+        ctx = a->param == NID_undef ? NULL : EVP_PKEY_CTX_new_id(a->param, NULL);
         ok = ctx && EVP_PKEY_keygen_init(ctx) > 0;
         break;
     case K_DH:
@@ -91,7 +100,7 @@ static EVP_PKEY_CTX *keygen_ctx(const key_alg *a)
                                     OSSL_PARAM_END};
             ok = EVP_PKEY_CTX_set_params(ctx, params) > 0;
         }
-#elif !SP_BORINGSSL && !defined(OPENSSL_NO_DH)
+#elif !SP_BORINGSSL && !SP_LIBRESSL && !defined(OPENSSL_NO_DH)
         {
             /* 1.1.1 / AWS-LC: the RFC 7919 group as parameters, then keygen. */
             DH *dh = DH_new_by_nid(a->param == 2048 ? NID_ffdhe2048 : NID_ffdhe3072);

@@ -47,19 +47,6 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
     return text
 
 
-def _row_label(m: Measurement) -> str:
-    parts = [m.algorithm]
-    if m.family == "cipher" or m.family in ("sig", "kem"):
-        parts.append(m.operation)
-    if m.family == "kex":
-        parts.append("derive")
-    if m.size is not None:
-        parts.append(f"{m.size} B")
-    if m.workload == "speed-compat":
-        parts.append("[speed-compat]")
-    return " ".join(parts)
-
-
 def tables(run: Run, metric: str = "wall") -> list:
     """Renderables: one table per group, then footnotes for n/a and errors."""
     libs = [lib.name for lib in run.libs]
@@ -79,7 +66,7 @@ def tables(run: Run, metric: str = "wall") -> list:
         for case_id, per_lib in rows.items():
             best = _fastest(per_lib.values(), metric)
             first = next(iter(per_lib.values()))
-            table.add_row(escape(_row_label(first)),
+            table.add_row(escape(first.label),
                           *[cell(per_lib.get(lib), metric, per_lib.get(lib) is best) for lib in libs])
             for m in per_lib.values():
                 if m.status != "ok" and m.reason:

@@ -1,0 +1,114 @@
+"""`sslperf compare`: libraries or runs side by side, with verdicts."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+
+from sslperf.cli.common import open_store
+from sslperf.errors import SslperfError
+
+console = Console(highlight=False, soft_wrap=True)
+EXIT_REGRESSION = 4
+
+
+@click.command()
+@click.argument("items", nargs=-1, required=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True)
+@click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
+@click.option("--threshold", type=click.FloatRange(0, 100), default=2.0, show_default=True,
+              help="Noise threshold in %: smaller changes are `~` even when significant.")
+@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="Significance level of the Mann-Whitney U test.")
+@click.option("--format", "fmt", type=click.Choice(["table", "md", "json"]), default="table", show_default=True)
+@click.option("--fail-above", type=float, metavar="PCT",
+              help=f"Exit with code {EXIT_REGRESSION} when a case is significantly slower than the baseline by "
+                   "more than PCT % (a CI gate).")
+@click.pass_context
+def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> None:
+    """Compare libraries (their latest runs) or runs; the first is the baseline.
+
+    \b
+    ITEMS are library names (`openssl-1.1.1w`, `system`), run ids (or a
+    unique prefix, or `latest`), or RUN:LIB for one library of a run. A run
+    with several libraries gives a column for each.
+    \b
+    Examples:
+      sslperf compare openssl-1.1.1w openssl-3.0 openssl-3.6
+      sslperf compare 20261121-2026 latest --fail-above 5
+    """
+    from sslperf.compare import compare as build_comparison
+    from sslperf.report import comparison as view
+
+    store = open_store(ctx)
+    columns, runs = _columns(store, items)
+    if len(columns) < 2:
+        raise SslperfError("A comparison needs at least two columns (libraries or runs).")
+    result = build_comparison(columns, runs, metric, threshold / 100, alpha, patterns)
+    if not result.rows:
+        raise SslperfError("The compared runs have no case in common.",
+                           hint="Measure the same suite on each (e.g. `sslperf speed --quick --lib A --lib B`).")
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=1))
+    elif fmt == "md":
+        click.echo(view.to_markdown(result))
+    else:
+        for table in view.tables(result):
+            console.print(table)
+    if fail_above is not None:
+        regressions = result.regressions(fail_above)
+        for row, column, change in regressions:
+            console.print(f"[bold red]regression:[/] {row.case} on {column.label}: {change.percent:+.1f}% "
+                          f"(p={change.p:.3f})", soft_wrap=True)
+        if regressions:
+            sys.exit(EXIT_REGRESSION)
+
+
+def _columns(store, items):
+    from sslperf.compare import Column
+    from sslperf.libs import installed
+
+    columns, runs = [], {}
+    for item in items:
+        run_part, _, lib_part = item.partition(":")
+        run_id = _as_run(store, run_part)
+        if run_id is None:
+            name = item
+            run_id = store.latest_run_with(name)
+            if run_id is None:
+                try:
+                    name = installed.find(item).name     # openssl-3.0 → openssl-3.0.8
+                except SslperfError:
+                    pass
+                run_id = store.latest_run_with(name)
+            if run_id is None:
+                raise SslperfError(f"No run in the store has measured `{item}`.",
+                                   hint=f"Measure it first: `sslperf speed --lib {item}` (or import its "
+                                   "`openssl speed` output with `sslperf import`).")
+            names = [name]
+        else:
+            names = None
+        run = runs.get(run_id) or store.load(run_id)
+        runs[run_id] = run
+        if names is None:
+            names = [lib_part] if lib_part else [lib.name for lib in run.libs]
+            unknown = [n for n in names if n not in {lib.name for lib in run.libs}]
+            if unknown:
+                raise SslperfError(f"Run {run_id} has no library `{unknown[0]}`; it has "
+                                   f"{', '.join(lib.name for lib in run.libs)}.")
+        for name in names:
+            columns.append(Column(name, run_id, name))
+    labels = [c.lib for c in columns]
+    if len(set(labels)) != len(labels):   # the same lib from two runs: tell them apart
+        columns = [Column(f"{c.lib}@{c.run_id}", c.run_id, c.lib) for c in columns]
+    return columns, runs
+
+
+def _as_run(store, text: str) -> str | None:
+    """The run `text` names, None when it names none (then it is a library)."""
+    if not text or not store.matching_runs(text):
+        return None
+    return store.resolve(text)     # an ambiguous prefix is an error, not a library name

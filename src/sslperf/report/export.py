@@ -1,0 +1,54 @@
+"""Exports of a Run: JSON (everything, every sample), CSV (one row per
+measurement with its descriptive statistics) and Markdown tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from sslperf.report.terminal import GROUP_ORDER, rate, throughput
+from sslperf.results import Run
+
+CSV_FIELDS = ("run", "case", "group", "algorithm", "operation", "size", "workload", "lib", "status", "reason", "unit",
+              "n", "median", "ci_low", "ci_high", "mean", "stdev", "min", "max", "p95", "p99", "us_per_op")
+
+
+def to_csv(run: Run, metric: str = "wall") -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_FIELDS)
+    writer.writeheader()
+    for m in run.measurements:
+        row = {"run": run.id, "case": m.case, "group": m.group, "algorithm": m.algorithm, "operation": m.operation,
+               "size": m.size, "workload": m.workload, "lib": m.lib, "status": m.status, "reason": m.reason,
+               "unit": "bytes/s" if m.unit == "bytes" else "op/s"}
+        summary = m.summary(metric) if m.status == "ok" else None
+        if summary:
+            row.update({k: getattr(summary, k) for k in ("n", "median", "ci_low", "ci_high", "mean", "stdev", "min",
+                                                         "max", "p95", "p99")})
+            row["us_per_op"] = m.micros_per_op(metric)
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def to_markdown(run: Run, metric: str = "wall") -> str:
+    libs = [lib.name for lib in run.libs]
+    lines = [f"# sslperf run {run.id}", "",
+             f"{run.environment.get('cpu_model', '?')}, {metric} time, median ± 95% CI half-width", ""]
+    lines += [f"- {lib.name}: {lib.version_string}" for lib in run.libs]
+    groups: dict[str, dict[str, dict]] = {}
+    for m in run.measurements:
+        groups.setdefault(m.group, {}).setdefault(m.case, {})[m.lib] = m
+    for group in sorted(groups, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
+        lines += ["", f"## {group}", "", "| case | " + " | ".join(libs) + " |", "|---|" + "---:|" * len(libs)]
+        for case, per_lib in groups[group].items():
+            cells = []
+            for lib in libs:
+                m = per_lib.get(lib)
+                s = m.summary(metric) if m and m.status == "ok" else None
+                if s is None:
+                    cells.append(m.status if m else "")
+                else:
+                    value = throughput(s.median) if m.unit == "bytes" else rate(s.median)
+                    cells.append(f"{value} ±{s.ci_half_width * 100:.1f}%")
+            lines.append(f"| {case} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

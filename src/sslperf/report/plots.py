@@ -1,0 +1,213 @@
+"""Pictures of runs (matplotlib, PNG and SVG), each readable on its own:
+throughput against size per algorithm with the libraries as series, grouped
+bars for signatures, key exchange and KEMs, version-over-version lines, and
+RSA/EC/FFDH scaling with seed 003's fitted `a` (the slow-down per doubled
+key size)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+from sslperf.results import Measurement, Run  # noqa: E402
+from sslperf.stats import doubling_fit  # noqa: E402
+
+SYMMETRIC_GROUPS = ("AEAD ciphers", "block ciphers (CBC, CTR)", "digests", "MACs")
+BAR_GROUPS = ("signatures", "key exchange", "KEMs", "key generation")
+# Key sizes for the scaling fits, by algorithm name.
+SCALING = {
+    "RSA": (r"rsa-(\d+)", "sig"),
+    "ECDSA (NIST curves)": (r"ecdsa-p(\d+)", "sig"),
+    "ECDH (NIST curves)": (r"ecdh-p(\d+)", "kex"),
+    "FFDH": (r"ffdh-(\d+)", "kex"),
+}
+
+
+@dataclass
+class Figure:
+    name: str            # file stem
+    title: str
+    files: list[Path]
+
+
+def _ok(measurements: list[Measurement], metric: str) -> list[Measurement]:
+    return [m for m in measurements if m.status == "ok" and m.summary(metric) is not None]
+
+
+def _save(fig, out: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for fmt in formats:
+        path = out / f"{name}.{fmt}"
+        fig.savefig(path, format=fmt, bbox_inches="tight", dpi=110 if fmt == "png" else None)
+        files.append(path)
+    plt.close(fig)
+    return files
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _libs(run: Run) -> list[str]:
+    return [lib.name for lib in run.libs]
+
+
+def throughput_by_size(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+    """One figure per group/operation/workload: a panel per algorithm,
+    throughput (GB/s) against buffer size, one line per library with its CI."""
+    figures = []
+    panels: dict[tuple, dict[str, list[Measurement]]] = defaultdict(lambda: defaultdict(list))
+    for m in _ok(run.measurements, metric):
+        if m.group in SYMMETRIC_GROUPS and m.size:
+            panels[(m.group, m.operation, m.workload)][m.algorithm].append(m)
+    libs = _libs(run)
+    for (group, operation, workload), by_alg in panels.items():
+        algs = [a for a, ms in by_alg.items() if len({m.size for m in ms}) >= 2]
+        if not algs:
+            continue
+        cols = min(3, len(algs))
+        rows = math.ceil(len(algs) / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+        for ax, alg in zip(axes.flat, algs):
+            for lib in libs:
+                points = sorted((m.size, m.summary(metric)) for m in by_alg[alg] if m.lib == lib)
+                if not points:
+                    continue
+                sizes = [p[0] for p in points]
+                med = [p[1].median / 1e9 for p in points]
+                err = [[(p[1].median - p[1].ci_low) / 1e9 for p in points],
+                       [(p[1].ci_high - p[1].median) / 1e9 for p in points]]
+                ax.errorbar(sizes, med, yerr=err, marker="o", ms=3, capsize=2, label=lib)
+            ax.set_xscale("log", base=2)
+            ax.set_title(alg, fontsize=10)
+            ax.set_xlabel("buffer size (bytes)")
+            ax.set_ylabel("GB/s")
+            ax.grid(alpha=0.3)
+        for ax in list(axes.flat)[len(algs):]:
+            ax.axis("off")
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 4), bbox_to_anchor=(0.5, 1.02))
+        title = f"{group}: {operation}" + (" (openssl speed's loop)" if workload == "speed-compat" else "")
+        fig.suptitle(title, y=1.07)
+        name = _slug(f"throughput-{group}-{operation}-{workload}")
+        figures.append(Figure(name, title, _save(fig, out, name, formats)))
+    return figures
+
+
+def operations_bars(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+    """Grouped bars of op/s (log scale) per operation, the libraries side by side."""
+    figures = []
+    libs = _libs(run)
+    for group in BAR_GROUPS:
+        ms = [m for m in _ok(run.measurements, metric) if m.group == group]
+        if not ms:
+            continue
+        labels = list(dict.fromkeys(m.label for m in ms))
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(labels) * max(len(libs), 1)), 4.2))
+        width = 0.8 / max(len(libs), 1)
+        for index, lib in enumerate(libs):
+            by_label = {m.label: m.summary(metric) for m in ms if m.lib == lib}
+            xs = [i + index * width for i, label in enumerate(labels) if label in by_label]
+            ys = [by_label[label].median for label in labels if label in by_label]
+            errs = [[by_label[l].median - by_label[l].ci_low for l in labels if l in by_label],
+                    [by_label[l].ci_high - by_label[l].median for l in labels if l in by_label]]
+            ax.bar(xs, ys, width, yerr=errs, capsize=2, label=lib)
+        ax.set_xticks([i + width * (len(libs) - 1) / 2 for i in range(len(labels))])
+        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("operations per second (log)")
+        ax.set_title(f"{group} ({metric} time, median with 95% CI)")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+        name = _slug(f"ops-{group}")
+        figures.append(Figure(name, group, _save(fig, out, name, formats)))
+    return figures
+
+
+def version_lines(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall",
+                  case_ids: tuple[str, ...] = ()) -> list[Figure]:
+    """Each chosen case's median across the libraries in run order, relative
+    to the first library: how a figure moved from version to version."""
+    libs = _libs(run)
+    if len(libs) < 2:
+        return []
+    by_case: dict[str, dict[str, Measurement]] = defaultdict(dict)
+    for m in _ok(run.measurements, metric):
+        by_case[m.case][m.lib] = m
+    chosen = [c for c in (case_ids or by_case) if c in by_case and libs[0] in by_case[c]
+              and len(by_case[c]) >= 2]
+    if not case_ids:   # default: one representative case per group
+        seen, picked = set(), []
+        for case in chosen:
+            group = by_case[case][libs[0]].group
+            if group not in seen:
+                seen.add(group)
+                picked.append(case)
+        chosen = picked
+    if not chosen:
+        return []
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(libs)), 4.2))
+    for case in chosen:
+        base = by_case[case][libs[0]].summary(metric).median
+        xs = [i for i, lib in enumerate(libs) if lib in by_case[case]]
+        ys = [100 * by_case[case][libs[i]].summary(metric).median / base for i in xs]
+        ax.plot(xs, ys, marker="o", label=by_case[case][libs[0]].label)
+    ax.axhline(100, color="grey", lw=0.8)
+    ax.set_xticks(range(len(libs)))
+    ax.set_xticklabels(libs, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(f"% of {libs[0]}")
+    ax.set_title("version over version (higher is faster)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return [Figure("versions", "version over version", _save(fig, out, "versions", formats))]
+
+
+def scaling_fits(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+    """Rate against key size on log-log axes with the fitted doubling factor
+    `a` (a doubling of the key size divides the rate by a)."""
+    figures = []
+    libs = _libs(run)
+    for title, (pattern, family) in SCALING.items():
+        series: dict[tuple[str, str], list[tuple[int, float]]] = defaultdict(list)
+        for m in _ok(run.measurements, metric):
+            match = re.fullmatch(pattern, m.algorithm)
+            if m.family == family and match:
+                series[(m.lib, m.operation)].append((int(match.group(1)), m.summary(metric).median))
+        series = {k: sorted(v) for k, v in series.items() if len({s for s, _ in v}) >= 2}
+        if not series:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for lib in libs:
+            for (name, op), points in series.items():
+                if name != lib:
+                    continue
+                sizes, rates = zip(*points)
+                fit = doubling_fit(list(sizes), list(rates))
+                line = ax.plot(sizes, rates, marker="o", linestyle="none")[0]
+                grid = [min(sizes) * (max(sizes) / min(sizes)) ** (i / 20) for i in range(21)]
+                ax.plot(grid, [fit.predict(s) for s in grid], color=line.get_color(),
+                        label=f"{lib} {op}: a = {fit.a:.2f}")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("key size (bits)")
+        ax.set_ylabel("operations per second")
+        ax.set_title(f"{title}: each doubling of the key divides the rate by a")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+        name = _slug(f"scaling-{title}")
+        figures.append(Figure(name, title, _save(fig, out, name, formats)))
+    return figures
+
+
+def all_figures(run: Run, out: Path, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
+    return (throughput_by_size(run, out, formats, metric) + operations_bars(run, out, formats, metric)
+            + scaling_fits(run, out, formats, metric) + version_lines(run, out, formats, metric))
