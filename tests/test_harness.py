@@ -97,3 +97,22 @@ def test_cpu_mask_changes_the_capability_and_the_speed(built_openssl, in_e2e_cac
     assert not int(masked.libs[0].ia32cap.split(":")[0], 16) & bit57
     # Without AES-NI and PCLMULQDQ, GCM falls back to table-driven code: several times slower.
     assert masked.measurements[0].summary().median < 0.5 * plain.measurements[0].summary().median
+
+
+def test_api_patterns_on_the_system_library(sslperf_dirs):
+    """`sslperf api` end to end: every pattern runs (or is n/a with a reason)."""
+    import json
+
+    from conftest import run_cli
+
+    result = run_cli("api", "--time", "2", "--samples", "3", "--json")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    by_case = {m["case"]: m for m in run["measurements"]}
+    assert len(by_case) == 16
+    for case, m in by_case.items():
+        assert m["status"] == "ok", (case, m["reason"])
+    # A CA file of 150 certificates is parsed at load time; a hashed directory is not.
+    file_us = by_case["api/ca-load/file"]["summary"]["wall"]["median"]
+    dir_us = by_case["api/ca-load/dir"]["summary"]["wall"]["median"]
+    assert dir_us > 5 * file_us          # op/s: the directory is many times faster

@@ -39,6 +39,8 @@ class Measurement:
     @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
+        if self.family == "api":
+            return self.operation          # the pattern; the group names the topic
         parts = [self.algorithm, self.operation if self.family in ("cipher", "sig", "kem", "kex") else ""]
         if self.size is not None:
             parts.append(f"{self.size} B")
@@ -117,7 +119,7 @@ class Run:
 
 def merge(runs: list[Run]) -> Run:
     """Several runs as one, for a report across runs: a library measured in
-    more than one run is told apart as NAME@RUN."""
+    more than one run is told apart as NAME@MASK or NAME@RUN."""
     if len(runs) == 1:
         return runs[0]
     names = [lib.name for run in runs for lib in run.libs]
@@ -125,7 +127,8 @@ def merge(runs: list[Run]) -> Run:
     merged = Run(f"{runs[0].id}+{len(runs) - 1}", runs[0].started,
                  {"merged_from": [run.id for run in runs]}, runs[0].environment)
     for run in runs:
-        rename = {lib.name: f"{lib.name}@{run.id}" if lib.name in clash else lib.name for lib in run.libs}
+        tag = run.environment.get("mask") or run.id      # a CPU mask says more than a run id
+        rename = {lib.name: f"{lib.name}@{tag}" if lib.name in clash else lib.name for lib in run.libs}
         merged.libs += [LibInfo(**{**vars(lib), "name": rename[lib.name]}) for lib in run.libs]
         merged.measurements += [Measurement(**{**vars(m), "lib": rename.get(m.lib, m.lib)}) for m in run.measurements]
         merged.warnings += run.warnings

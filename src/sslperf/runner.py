@@ -49,10 +49,11 @@ def _measurement(case: Case, lib: Lib, status: str, reason: str | None = None) -
 
 
 class Runner:
-    def __init__(self, libs: list[Lib], settings: Settings, extra_settings: dict | None = None):
+    def __init__(self, libs: list[Lib], settings: Settings, extra_settings: dict | None = None,
+                 extra_env: dict[str, str] | None = None):
         self.libs = libs
         self.settings = settings
-        env = environment.mask_env(settings.mask)
+        env = {**environment.mask_env(settings.mask), **(extra_env or {})}
         self.run = Run.new({**settings.as_dict(), **(extra_settings or {})}, environment.capture(settings.mask))
         self.workers: dict[str, Worker] = {}
         try:

@@ -25,7 +25,30 @@ KEMS = ("ml-kem-512", "ml-kem-768", "ml-kem-1024")
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
 TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (seed 002)
 WORKLOADS = ("record", "speed-compat")
-FAMILIES = ("cipher", "digest", "mac", "sig", "kex", "kem", "keygen")
+FAMILIES = ("cipher", "digest", "mac", "sig", "kex", "kem", "keygen", "api")
+
+# The API-pattern suite (seed 000): per topic, the naive way first, then the
+# better ones; the table shows each one's saving against the first.
+API_PATTERNS: dict[str, tuple[str, ...]] = {
+    "api/digest/sha256/{}/64": ("implicit-fetch", "explicit-fetch", "explicit-fetch-reuse-ctx"),
+    "api/cipher/aes-256-cbc/{}/1024": ("full-init", "iv-only"),
+    "api/mac/hmac-sha256/{}/200": ("init-each-call", "dup-template", "dup-template-new-key"),
+    "api/fetch/{}": ("sha256", "aes-256-cbc", "hmac"),
+    "api/ssl-ctx/{}": ("new",),
+    "api/ca-load/{}": ("file", "dir"),
+    "api/pem/{}": ("private-key", "certificate"),
+}
+# Topics whose rows are alternative ways of the same work (the others list costs).
+API_ALTERNATIVES = ("api/digest", "api/cipher", "api/mac", "api/ca-load")
+API_TOPICS = {
+    "api/digest": "API: SHA-256 of 64 bytes",
+    "api/cipher": "API: AES-256-CBC of 1 KiB",
+    "api/mac": "API: HMAC-SHA256 of 200 bytes",
+    "api/fetch": "API: one fetch + free",
+    "api/ssl-ctx": "API: SSL_CTX_new + free",
+    "api/ca-load": "API: CA store of 150 certificates",
+    "api/pem": "API: PEM parsing",
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +67,8 @@ class Case:
     @property
     def group(self) -> str:
         """The table a result belongs to."""
+        if self.family == "api":
+            return API_TOPICS["/".join(self.id.split("/")[:2])]
         if self.family == "cipher":
             return "AEAD ciphers" if self.algorithm in AEADS else "block ciphers (CBC, CTR)"
         return {"digest": "digests", "mac": "MACs", "sig": "signatures", "kex": "key exchange",
@@ -62,6 +87,18 @@ def digest(alg: str, size: int, workload: str = "record") -> Case:
 
 def mac(alg: str, size: int) -> Case:
     return Case(f"mac/{alg}/{size}", "mac", alg, "mac", size)
+
+
+def api_cases() -> list[Case]:
+    cases = []
+    for template, patterns in API_PATTERNS.items():
+        for pattern in patterns:
+            case_id = template.format(pattern)
+            parts = case_id.split("/")
+            size = int(parts[-1]) if parts[-1].isdigit() else None
+            algorithm = parts[2] if len(parts) == 5 else parts[1]
+            cases.append(Case(case_id, "api", algorithm, pattern, size, "record"))
+    return cases
 
 
 def pkey(family: str, alg: str, op: str | None = None) -> Case:
@@ -96,6 +133,10 @@ def parse_case(text: str) -> Case:
             return pkey("kem", parts[1], parts[2])
         if family == "keygen" and len(parts) == 2 and parts[1] in SIGNATURES + KEY_EXCHANGES:
             return pkey("keygen", parts[1])
+        if family == "api":
+            for case in api_cases():
+                if case.id == text.strip():
+                    return case
     except ValueError:
         pass
     raise SslperfError(

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 import sslperf
+from sslperf.cli.api import api
 from sslperf.cli.compare import compare
 from sslperf.cli.libs import libs
 from sslperf.cli.report import report
@@ -42,6 +43,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 cli.add_command(libs)
 cli.add_command(speed)
+cli.add_command(api)
 cli.add_command(runs)
 cli.add_command(compare)
 cli.add_command(report)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -20,13 +21,19 @@ def runs() -> None:
 
 
 @runs.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
-def list_cmd(ctx) -> None:
+def list_cmd(ctx, as_json: bool) -> None:
     """Runs, newest first."""
+    rows = open_store(ctx).list()
+    if as_json:
+        click.echo(json.dumps([{k: v for k, v in row.items() if k not in ("environment", "settings")} | {
+            "settings": row["settings"]} for row in rows], indent=1, default=str))
+        return
     table = Table(title=f"Runs in {open_store(ctx)._safe_url()}")
     for column in ("id", "started", "source", "host", "libraries", "results", "state"):
-        table.add_column(column)
-    for row in open_store(ctx).list():
+        table.add_column(column, no_wrap=column in ("id", "started"))
+    for row in rows:
         state = "complete" if row["complete"] else "incomplete"
         table.add_row(row["id"], row["started"], row["source"], escape(row["host"] or ""),
                       escape(", ".join(row["libs"])), str(row["measurements"]), state)

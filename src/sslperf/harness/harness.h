@@ -52,8 +52,10 @@ prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *
 prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res);
+prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res);
 
 /* Helpers shared by the family files. */
+int make_certs(const char *dir, int count);
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);
 prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */

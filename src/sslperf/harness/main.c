@@ -4,6 +4,7 @@
  *   harness run [opts] CASE...         measure cases, one JSON line per result
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
+ *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *
  * serve commands, one per line, each answered by one JSON line:
  *   info | prepare ID | calibrate ID TARGET_NS | sample ID ITERS COUNT | release ID | quit
@@ -26,7 +27,7 @@ static const struct {
 } FAMILIES[] = {
     {"cipher", prepare_cipher}, {"digest", prepare_digest}, {"mac", prepare_mac},
     {"sig", prepare_pkey},      {"kex", prepare_pkey},      {"kem", prepare_pkey},
-    {"keygen", prepare_pkey},
+    {"keygen", prepare_pkey},   {"api", prepare_api},
 };
 
 static bench_case prepared[MAX_PREPARED];
@@ -364,6 +365,16 @@ int main(int argc, char **argv)
         return run_mode(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "serve") == 0)
         return serve_mode();
-    fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve\n", argv[0]);
+    if (argc == 4 && strcmp(argv[1], "mkcerts") == 0) {
+        int ok = make_certs(argv[2], atoi(argv[3]));
+        if (!ok)
+            ERR_print_errors_fp(stderr);
+        printf("{\"type\":\"%s\",\"dir\":", ok ? "certs" : "error");
+        json_str(argv[2]);
+        printf("}\n");
+        return ok ? 0 : 1;
+    }
+    fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve | mkcerts DIR COUNT\n",
+            argv[0]);
     return 2;
 }

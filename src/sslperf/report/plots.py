@@ -95,9 +95,11 @@ def throughput_by_size(run: Run, out: Path, formats: tuple[str, ...], metric: st
         for ax in list(axes.flat)[len(algs):]:
             ax.axis("off")
         handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 4), bbox_to_anchor=(0.5, 1.02))
+        fig.tight_layout()
+        fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 3), bbox_to_anchor=(0.5, 0.0),
+                   fontsize=8)
         title = f"{group}: {operation}" + (" (openssl speed's loop)" if workload == "speed-compat" else "")
-        fig.suptitle(title, y=1.07)
+        fig.suptitle(title, y=1.03)
         name = _slug(f"throughput-{group}-{operation}-{workload}")
         figures.append(Figure(name, title, _save(fig, out, name, formats)))
     return figures

@@ -58,6 +58,9 @@ def tables(run: Run, metric: str = "wall") -> list:
     for group in sorted(by_group, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
         rows = by_group[group]
         sample = next(iter(next(iter(rows.values())).values()))
+        if sample.family == "api":
+            out.append(_api_table(group, rows, libs, metric))
+            continue
         unit = "throughput" if sample.unit == "bytes" or sample.family in ("cipher", "digest", "mac") else "op/s"
         table = Table(title=f"{group} ({unit}, median ±95% CI, {metric} time)", title_justify="left")
         table.add_column("case")
@@ -76,6 +79,41 @@ def tables(run: Run, metric: str = "wall") -> list:
         lines = [f"  {escape(note)} ({', '.join(sorted(algs))})" for note, algs in sorted(notes.items())]
         out.append(Text.from_markup("[dim]" + "\n".join(lines) + "[/dim]"))
     return out
+
+
+def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+    """µs per call of each way of doing the same work, and what it saves
+    against the first (naive) way, per library."""
+    from sslperf.suites import API_ALTERNATIVES, API_TOPICS
+
+    alternatives = any(API_TOPICS[topic] == group for topic in API_ALTERNATIVES)
+    title = f"{group} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
+    table = Table(title=title, title_justify="left")
+    table.add_column("way")
+    for lib in libs:
+        table.add_column(escape(lib), justify="right")
+    naive: dict[str, float] = {}
+    for per_lib in rows.values():
+        first = next(iter(per_lib.values()))
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            if m is None or m.status != "ok" or m.summary(metric) is None:
+                cells.append(Text(m.status if m else "", style="dim"))
+                continue
+            us, s = m.micros_per_op(metric), m.summary(metric)
+            text = Text(micros(us))
+            text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+            if lib in naive and alternatives:
+                saving = 1 - us / naive[lib]
+                text.append(f" ({-saving * 100:+.0f}%)", style="green" if saving > 0 else "red")
+            else:
+                naive[lib] = us
+            if m.note:
+                text.append(" †", style="dim")
+            cells.append(text)
+        table.add_row(escape(first.label), *cells)
+    return table
 
 
 def _fastest(measurements, metric: str) -> Measurement | None:

@@ -1,0 +1,59 @@
+"""`sslperf import`: `openssl speed` / `bssl speed` output into the store."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from sslperf.cli.common import open_store
+from sslperf.errors import SslperfError
+
+console = Console(highlight=False, soft_wrap=True)
+FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json")
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--lib-name", help="Name for the library the output came from (default: from its version line).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Force the format instead of detecting it.")
+@click.option("--show", is_flag=True, help="Print the imported tables.")
+@click.pass_context
+def import_cmd(ctx, files, lib_name, fmt, show) -> None:
+    """Import `openssl speed` (tables or -mr; OpenSSL 1.1.1 … 4.x, LibreSSL) or
+    `bssl speed` (text or -json; BoringSSL, AWS-LC) output as a run.
+
+    \b
+    Examples:
+      openssl speed -seconds 1 rsa2048 ecdsap256 > speed.txt; sslperf import speed.txt
+      bssl speed -json > bssl.json; sslperf import bssl.json --lib-name boringssl-prod
+      sslperf import - < pasted.txt
+    """
+    from sslperf import importers
+
+    store = open_store(ctx)
+    parsed = []
+    for name in files:       # parse everything first: a bad file imports nothing
+        text = sys.stdin.read() if name == "-" else _read(Path(name))
+        try:
+            parsed.append((name, importers.parse(text, fmt, lib_name, name)))
+        except SslperfError as exc:
+            raise SslperfError(f"{name}: {exc.message}", hint=exc.hint) from None
+    for name, run in parsed:
+        store.save(run, run.settings.get("source", "import"))
+        ok = sum(1 for m in run.measurements if m.status == "ok")
+        console.print(f"imported {name} ({run.settings.get('format')}): {ok} results for "
+                      f"{', '.join(lib.name for lib in run.libs)} as run {run.id}")
+        if show:
+            from sslperf.report.terminal import print_run
+
+            print_run(run, console)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError as exc:
+        raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None

@@ -1,0 +1,100 @@
+"""Importers: the output of `openssl speed` (OpenSSL 1.0.2 … 4.x, LibreSSL) and
+`bssl speed` (BoringSSL, AWS-LC) as an sslperf `Run`.
+
+    run = parse(text)                      # the format is detected
+    run = parse(text, fmt="openssl-mr", lib_name="openssl-3.6.3", source_name="speed.txt")
+
+Every figure becomes a Measurement with status "ok", the reported rate in
+`reported_rates` (bytes/s with `bytes_per_op` = the block size, or op/s) and
+no samples of our own. Case ids follow `sslperf.suites` where sslperf has the
+case (`cipher/aes-128-gcm/encrypt/16/speed-compat`, `sig/rsa-2048/sign`,
+`kex/x25519/derive`, `kem/ml-kem-768/encaps` …) and the same shape otherwise
+(`digest/md5/16/speed-compat`, `sig/ecdsa-brainpoolp256r1/sign`,
+`pke/rsa-2048/encrypt`, `other/rand/16`). The text is read entirely before
+anything is returned: a damaged or unknown line inside the result section
+raises SslperfError naming the line, and nothing is half-imported.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sslperf.errors import SslperfError
+from sslperf.importers._common import Builder, ImportFailed, flavor_from_name
+from sslperf.importers.bssl_speed import DEBUG, TEXT, detect_flavor, parse_json, parse_text
+from sslperf.importers.openssl_mr import MrParser
+from sslperf.importers.openssl_speed import HEADERS, NOISE, SYM_HEADER, TextParser, parse_version
+from sslperf.results import LibInfo, Run
+
+FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json")
+SOURCE = {"openssl-text": "openssl speed", "openssl-mr": "openssl speed", "libressl-text": "openssl speed",
+          "bssl-text": "bssl speed", "bssl-json": "bssl speed"}
+MR_LINE = re.compile(r"^\+(H|F\d*):")
+
+__all__ = ["FORMATS", "ImportFailed", "detect_format", "parse"]
+
+
+def detect_format(text: str) -> str:
+    """Which tool and output style `text` is: one of FORMATS."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    body = stripped[len(DEBUG):].lstrip() if stripped.startswith(DEBUG) else stripped
+    if body.startswith("[") and ('"description"' in body or '"numCalls"' in body):
+        return "bssl-json"
+    lines = [line.strip() for line in text.splitlines()]
+    if any(TEXT.match(line) for line in lines):
+        return "bssl-text"
+    versions = [v for line in lines if not NOISE.match(line) and (v := parse_version(line))]
+    tables = any(line == SYM_HEADER for line in lines) or any(
+        p.match(raw) for raw in text.splitlines() for p in HEADERS.values())
+    if tables or (versions and not any(MR_LINE.match(line) for line in lines)):
+        return "libressl-text" if versions and versions[0][0] == "libressl" else "openssl-text"
+    if any(MR_LINE.match(line) for line in lines):
+        return "openssl-mr"
+    raise SslperfError(
+        "This text is not output of `openssl speed` or `bssl speed` that sslperf can import: it has no result "
+        "table of openssl speed (\"The 'numbers' are in 1000s of bytes per second processed.\", the sign/verify "
+        "or op/s tables), no `+H:`/`+F:` line of `openssl speed -mr`, no `Did … operations in …us` line of "
+        "`bssl speed` and no JSON list of `bssl speed -json`.",
+        hint="Import the output as the tool printed it (standard output, with standard error for -mr), "
+        "or name the format with --format.")
+
+
+def parse(text: str, fmt: str | None = None, lib_name: str | None = None, source_name: str = "-") -> Run:
+    """`text` (the output of openssl speed or bssl speed) as a complete Run."""
+    fmt = fmt or detect_format(text)
+    if fmt not in FORMATS:
+        raise SslperfError(f"`{fmt}` is not an import format.", hint=f"Formats: {', '.join(FORMATS)}.")
+    where = "standard input" if source_name == "-" else source_name
+    builder = Builder(lib="")
+    environment: dict = {}
+    if fmt in ("bssl-text", "bssl-json"):
+        descriptions, environment = (parse_text if fmt == "bssl-text" else parse_json)(text, where, builder)
+        flavor = flavor_from_name(lib_name) or detect_flavor(descriptions)
+        if flavor is None:
+            flavor = "boringssl"
+            builder.warnings.append("The output does not show whether the bssl tool was BoringSSL's or AWS-LC's; "
+                                    "recorded as BoringSSL (name the library with --lib-name).")
+        lib = LibInfo(lib_name or flavor, flavor, "", "", "unknown", "imported")
+    elif fmt == "openssl-mr":
+        MrParser(text, where, builder).parse()
+        flavor = flavor_from_name(lib_name) or "openssl"
+        m = re.match(r"^[a-z-]+?-(\d\S*)$", lib_name or "")
+        version = m.group(1) if m else ""
+        if not lib_name:
+            builder.warnings.append("openssl speed -mr prints no version line; the library is recorded as "
+                                    "`openssl` (name it with --lib-name).")
+        lib = LibInfo(lib_name or "openssl", flavor, version, "", "unknown", "imported")
+    else:
+        parser = TextParser(text, where, builder)
+        parser.parse()
+        flavor, version, version_string = parser.version
+        if fmt == "libressl-text" and flavor != "libressl" or fmt == "openssl-text" and flavor == "libressl":
+            raise SslperfError(f"{where}: the version line says {version_string!r}, not the format {fmt}.",
+                               hint="Leave the format out to have it detected.")
+        environment = parser.environment
+        name = lib_name or (f"{flavor}-{version}" if version else flavor)
+        lib = LibInfo(name, flavor, version, version_string, "unknown", "imported")
+    for m in builder.measurements.values():
+        m.lib = lib.name
+    settings = {"source": SOURCE[fmt], "format": fmt, "file": source_name}
+    return builder.run(settings, environment, lib)

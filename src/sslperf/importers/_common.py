@@ -1,0 +1,167 @@
+"""What the `openssl speed` and `bssl speed` importers share: the builder that
+collects measurements (unique case ids, nothing kept until the whole text is
+read), the errors that name a line, and the case naming that follows
+`sslperf.suites`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass, field
+
+from sslperf.errors import SslperfError
+from sslperf.results import LibInfo, Measurement, Run
+from sslperf.suites import AEADS
+
+GROUPS = {"digest": "digests", "mac": "MACs", "sig": "signatures", "kex": "key exchange", "kem": "KEMs",
+          "keygen": "key generation", "pke": "public-key encryption", "other": "other operations"}
+
+
+class ImportFailed(SslperfError):
+    """A text that is not, or not entirely, a speed output we can read."""
+
+
+def line_error(source: str, number: int, line: str, problem: str) -> SslperfError:
+    shown = line if len(line) <= 160 else line[:157] + "..."
+    return ImportFailed(f"{source}, line {number}: {problem}: `{shown.strip()}`.",
+                        hint="Nothing was imported. Give the tool's output as it printed it; a line that was cut "
+                        "short or edited, or text pasted into the middle of a table, cannot be read.")
+
+
+def number(text: str) -> float:
+    """A figure as printed (`1234.5`, `inf`, `nan`); ValueError otherwise."""
+    value = float(text)
+    if text.strip().lower() not in ("inf", "-inf", "nan") and not re.fullmatch(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", text):
+        raise ValueError(text)
+    return value
+
+
+def slug(text: str) -> str:
+    """`SPAKE2 over Ed25519` → `spake2-over-ed25519` (ids stay one path segment)."""
+    out = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+    return out[:80] or "unnamed"
+
+
+# ---- algorithm names --------------------------------------------------------
+
+_CURVES = {
+    "nistp192": "p192", "prime192v1": "p192", "p-192": "p192", "secp192r1": "p192",
+    "nistp224": "p224", "secp224r1": "p224", "p-224": "p224",
+    "nistp256": "p256", "prime256v1": "p256", "p-256": "p256", "secp256r1": "p256", "ecp-256": "p256",
+    "nistp384": "p384", "secp384r1": "p384", "p-384": "p384", "ecp-384": "p384",
+    "nistp521": "p521", "secp521r1": "p521", "p-521": "p521", "ecp-521": "p521",
+    "nistk163": "sect163k1", "nistk233": "sect233k1", "nistk283": "sect283k1", "nistk409": "sect409k1",
+    "nistk571": "sect571k1", "nistb163": "sect163r2", "nistb233": "sect233r1", "nistb283": "sect283r1",
+    "nistb409": "sect409r1", "nistb571": "sect571r1",
+}
+
+
+def curve(name: str) -> str:
+    """A curve as sslperf names it: `nistp256`, `prime256v1`, `P-256` → `p256`;
+    others lower-cased (`brainpoolP256r1` → `brainpoolp256r1`)."""
+    low = name.strip().lower()
+    return _CURVES.get(low, slug(low))
+
+
+def is_edwards_or_montgomery(name: str) -> str | None:
+    low = name.strip().lower()
+    return low if low in ("x25519", "x448", "ed25519", "ed448") else None
+
+
+_DIGEST = re.compile(r"(md[245]|mdc2|sha1|sha\d{3}(-\d{3})?|sha3-\d+|shake\d+|blake2[bs]\d*|rmd160|ripemd(160)?"
+                     r"|whirlpool|sm3|keccak-\w+)")
+_CIPHER_WORDS = re.compile(r"(^|-)(cbc|ecb|ctr|gcm|ccm|ocb|cfb\d*|ofb|xts|ige|siv|wrap|rc4|chacha20|des|ede3?|idea|"
+                           r"seed|rc2|rc5|bf|blowfish|cast5?|camellia|aes|aria|sm4)(-|$)")
+_AEAD = re.compile(r"(gcm|ccm|ocb|siv|poly1305)")
+
+
+def normalise_symmetric(name: str) -> str:
+    """`aes-128 cbc` → `aes-128-cbc`, `hmac(sha256)` → `hmac-sha256`,
+    `SHA2-256` → `sha256`, `AES-128-GCM` → `aes-128-gcm`."""
+    low = name.strip().lower()
+    low = re.sub(r"^(hmac|cmac)\((.+)\)$", r"\1-\2", low)
+    low = re.sub(r"[\s/()]+", "-", low).strip("-")
+    low = re.sub(r"sha2-(\d{3})", r"sha\1", low)
+    return low
+
+
+def symmetric_kind(alg: str) -> str:
+    """`digest`, `mac`, `cipher` or `other` for a normalised name."""
+    if re.match(r"(hmac|cmac|kmac|gmac|siphash)|ghash$|poly1305$", alg) and not alg.startswith("chacha20"):
+        return "mac"
+    if _DIGEST.fullmatch(alg):
+        return "digest"
+    if _CIPHER_WORDS.search(alg):
+        return "cipher"
+    return "other"
+
+
+def cipher_group(alg: str) -> str:
+    return "AEAD ciphers" if alg in AEADS or _AEAD.search(alg) else "block ciphers (CBC, CTR)"
+
+
+# ---- building a run -----------------------------------------------------------
+
+@dataclass
+class Builder:
+    """Measurements of one imported run, keyed by case id."""
+    lib: str
+    measurements: dict[str, Measurement] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)      # case id → the row that gave it
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, case: str, family: str, algorithm: str, operation: str, size: int | None, rate: float,
+            *, workload: str = "speed-compat", group: str | None = None, label: str = "", tag: str = "",
+            note: str | None = None, where: str = "") -> str | None:
+        """One reported figure. `rate` is bytes/s when `size` is given, op/s
+        otherwise. A rate that is zero, infinite or not a number is not a
+        measurement: it becomes a warning. The same case from a different
+        row gets `/tag` appended; from the same row it is one more sample."""
+        if not math.isfinite(rate) or rate <= 0:
+            self.warnings.append(f"{where}: {label or case} reported no usable rate ({rate}); not imported.")
+            return None
+        if case in self.measurements and self.labels[case] != label and tag:
+            case = f"{case}/{tag}"
+        if case in self.measurements:
+            existing = self.measurements[case]
+            existing.reported_rates.append(rate)
+            if self.labels[case] != label:
+                existing.note = _join(existing.note, f"also reported as `{label}`")
+            return case
+        if group is None:
+            group = cipher_group(algorithm) if family == "cipher" else GROUPS.get(family, "other operations")
+        unit = "bytes" if size is not None else "ops"
+        self.measurements[case] = Measurement(
+            case, family, group, algorithm, operation, size, workload, self.lib, "ok", unit=unit,
+            bytes_per_op=size or 0, note=note, reported_rates=[rate])
+        self.labels[case] = label
+        return case
+
+    def run(self, settings: dict, environment: dict, lib: LibInfo) -> Run:
+        if not self.measurements:
+            where = "standard input" if settings["file"] == "-" else settings["file"]
+            raise ImportFailed(f"{where}: the {settings['source']} output holds no result to import.",
+                               hint="Give the whole output, including the result tables that the tool prints "
+                               "at the end (on standard output).")
+        run = Run.new(settings, {**environment, "imported": True})
+        run.libs = [lib]
+        run.measurements = list(self.measurements.values())
+        run.warnings = list(self.warnings)
+        run.complete = True
+        run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        return run
+
+
+def _join(a: str | None, b: str) -> str:
+    return f"{a}; {b}" if a else b
+
+
+def flavor_from_name(name: str | None) -> str | None:
+    if not name:
+        return None
+    low = name.lower()
+    for flavor in ("libressl", "boringssl", "aws-lc", "openssl"):
+        if low.startswith(flavor):
+            return flavor
+    return None

@@ -1,0 +1,235 @@
+"""`bssl speed` of BoringSSL and AWS-LC (tool/speed.cc), as text or `-json`.
+
+Text: one line per benchmark, `Did <calls> <description> operations in
+<us>us (<ops/s> ops/sec)`, with `: <MB/s> MB/s` for benchmarks over a buffer
+(and `  min: …us, median: …us, max: …us` after an RSA key generation).
+JSON: `[{"description": …, "numCalls": …, "microseconds": …,
+"bytesPerCall": …}, …]`. The block size is `(N bytes)` in the description:
+BoringSSL puts it in the name (`AES-128-GCM (16 bytes) seal`), AWS-LC after it
+(`AEAD-AES-128-GCM seal (16 bytes)`), and AWS-LC's JSON only in bytesPerCall.
+Rates are recomputed from calls and microseconds (what bssl divides too) and
+checked against the printed ones, so a damaged line is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from sslperf.importers._common import Builder, ImportFailed, line_error, number, slug
+
+TEXT = re.compile(r"^Did (\d+) (.+) operations in (\d+)us \((\S+) ops/sec\)(?::\s+(\S+) MB/s)?\s*$")
+KEYGEN_STATS = re.compile(r"^\s+min: (\d+)us, median: (\d+)us, max: (\d+)us\s*$")
+DEBUG = "Benchmarking in debug mode."
+SIZE = re.compile(r"\s*\((\d+) bytes?\)")
+PRIMES = re.compile(r"\s*\((\d+) bits?\)")
+AWS_LC = re.compile(r"^(AEAD-|EVP-)|Kyber|Dilithium|\bFIPS\b|with EVP_PKEY_keygen|with EC_KEY_generate_key|^ECMUL "
+                    r"|^Jitter|PKCS#8|secp256k1|^DH check|(seal|open|encrypt|decrypt) \(\d+ bytes?\)$", re.I)
+BORING = re.compile(r"\(\d+ bytes?\) (seal|open)$|^MLDSA |^ML-KEM-\d+ (generate \+ decap|parse \+ encap)$"
+                    r"|^SLHDSA-|^Parse X\.509", re.I)
+DIGESTS = {"md4": "md4", "md5": "md5", "sha-1": "sha1", "sha-224": "sha224", "sha-256": "sha256",
+           "sha-384": "sha384", "sha-512": "sha512", "sha-512-256": "sha512-256", "sha3-224": "sha3-224",
+           "sha3-256": "sha3-256", "sha3-384": "sha3-384", "sha3-512": "sha3-512", "blake2b-256": "blake2b256"}
+KEX_NOTE = "bssl speed times a fresh key pair plus the shared secret on each call"
+
+
+def detect_flavor(descriptions: list[str]) -> str | None:
+    aws = any(AWS_LC.search(d) for d in descriptions)
+    boring = any(BORING.search(d) for d in descriptions)
+    if aws and not boring:
+        return "aws-lc"
+    if boring and not aws:
+        return "boringssl"
+    return None
+
+
+def add(b: Builder, description: str, calls: int, us: int, size: int | None, where: str,
+        note: str | None = None) -> str | None:
+    """One benchmark; returns its case id (None when it had no usable rate)."""
+    ops = calls / us * 1e6 if us > 0 else float("inf")
+    desc = re.sub(r"\s+", " ", SIZE.sub("", description)).strip()
+    if primes := PRIMES.search(desc):
+        desc = PRIMES.sub("", desc).strip() + f" {primes.group(1)}-bit"
+    case, family, alg, op, workload, class_note = classify(desc, size)
+    if family in ("cipher", "digest", "mac") and size is None:
+        alg = slug(desc)
+        case, family, op = f"other/{alg}", "other", ""
+    value = ops * size if size is not None else ops
+    return b.add(case, family, alg, op, size, value, workload=workload, label=description, where=where,
+                 note=note or class_note)
+
+
+def classify(d: str, size: int | None) -> tuple[str, str, str, str, str, str | None]:
+    """(case id, family, algorithm, operation, workload, note) of a bssl description."""
+    low = d.lower()
+    sized = f"/{size}" if size is not None else ""
+    if m := re.fullmatch(r"(aead-)?(.+?) (seal|open)", low):
+        alg, op = m.group(2), "encrypt" if m.group(3) == "seal" else "decrypt"
+        return f"cipher/{alg}/{op}{sized}/speed-compat", "cipher", alg, op, "speed-compat", None
+    if m := re.fullmatch(r"evp-(.+?) (encrypt|decrypt)", low):
+        alg, op = m.group(1), m.group(2)
+        return (f"cipher/{alg}/{op}{sized}/bssl-evp", "cipher", alg, op, "bssl-evp",
+                "AWS-LC's EVP_Encrypt*/Decrypt* loop, not the EVP_AEAD seal/open loop")
+    if m := re.fullmatch(r"(aes-\d+-xts) (?:init and )?(encrypt|decrypt)", low):
+        alg, op = m.group(1), m.group(2)
+        return f"cipher/{alg}/{op}{sized}/speed-compat", "cipher", alg, op, "speed-compat", None
+    if m := re.fullmatch(r"rsa (fips )?(\d+) (signing|verify \(same key\)|verify \(fresh key\)|key-gen)", low):
+        alg = f"rsa-{m.group(2)}"
+        what = m.group(3)
+        if what == "key-gen":
+            alg += "-fips" if m.group(1) else ""
+            return f"keygen/{alg}", "keygen", alg, "keygen", "record", None
+        op = {"signing": "sign", "verify (same key)": "verify"}.get(what, "verify-fresh-key")
+        return f"sig/{alg}/{op}", "sig", alg, op, "record", None
+    if m := re.fullmatch(r"ecdsa (\S+) (signing|verify)", low):
+        alg, op = f"ecdsa-{_curve(m.group(1))}", "sign" if m.group(2) == "signing" else "verify"
+        return f"sig/{alg}/{op}", "sig", alg, op, "record", None
+    if m := re.fullmatch(r"ecdh (p-\d+|secp256k1|x25519)", low):
+        alg = "x25519" if m.group(1) == "x25519" else f"ecdh-{_curve(m.group(1))}"
+        return f"kex/{alg}/keygen-derive", "kex", alg, "keygen-derive", "record", KEX_NOTE
+    if low == "curve25519 arbitrary point multiplication":
+        return "kex/x25519/derive", "kex", "x25519", "derive", "record", None
+    if low == "curve25519 base-point multiplication":
+        return "keygen/x25519", "keygen", "x25519", "keygen", "record", "X25519_public_from_private"
+    if m := re.fullmatch(r"(ed25519|ed448) (key generation|signing|verify)", low):
+        return _sig(m.group(1), m.group(2))
+    if m := re.fullmatch(r"ml-?dsa-?(44|65|87)? (key generation|keygen|sign \(randomized\)|signing|sign"
+                         r"|verify \(valid signature\)|verify)", low):
+        note = None if m.group(1) else "BoringSSL's MLDSA benchmark uses ML-DSA-65"
+        case = _sig(f"ml-dsa-{m.group(1) or '65'}", m.group(2))
+        return (*case[:5], note)
+    if m := re.fullmatch(r"(slh-?dsa-\S+|dilithium\d) (key generation|keygen|signing|verify)", low):
+        return _sig(re.sub(r"^slh-?dsa", "slh-dsa", m.group(1)), m.group(2))
+    if m := re.fullmatch(r"(ml-?kem-?(512|768|1024)|kyber\d+_r3|hrss) (generate \+ decap|parse \+ encap|keygen"
+                         r"|generate|encaps?|decaps?)", low):
+        alg = f"ml-kem-{m.group(2)}" if m.group(2) else slug(m.group(1))
+        op = {"generate + decap": "keygen-decaps", "parse + encap": "parse-encaps", "generate": "keygen",
+              "encap": "encaps", "decap": "decaps"}.get(m.group(3), m.group(3))
+        return f"kem/{alg}/{op}", "kem", alg, op, "record", None
+    if low in DIGESTS:
+        alg = DIGESTS[low]
+        return f"digest/{alg}{sized}/speed-compat", "digest", alg, "hash", "speed-compat", None
+    if m := re.fullmatch(r"hmac-(\S+?)(-oneshot)?", low):
+        alg = f"hmac-{m.group(1).replace('sha-', 'sha')}{m.group(2) or ''}"
+        return f"mac/{alg}{sized}", "mac", alg, "mac", "record", "bssl speed's HMAC loop"
+    if low == "siphash-2-4":
+        return f"mac/siphash-2-4{sized}", "mac", "siphash-2-4", "mac", "record", "bssl speed's SipHash loop"
+    alg = slug(d)
+    return f"other/{alg}{sized}", "other", alg, "", "speed-compat", None
+
+
+def _sig(alg: str, what: str) -> tuple[str, str, str, str, str, None]:
+    if what in ("key generation", "keygen"):
+        return f"keygen/{alg}", "keygen", alg, "keygen", "record", None
+    op = "verify" if what.startswith("verify") else "sign"
+    return f"sig/{alg}/{op}", "sig", alg, op, "record", None
+
+
+def _curve(name: str) -> str:
+    return name.replace("-", "").lower() if name.lower().startswith("p-") else name.lower()
+
+
+def _close(printed: float, computed: float, decimals: int = 1) -> bool:
+    return abs(printed - computed) <= 0.51 * 10 ** -decimals + 1e-9 * abs(computed)
+
+
+# ---- text ------------------------------------------------------------------------
+
+def parse_text(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
+    descriptions: list[str] = []
+    environment: dict = {}
+    last: str | None = None
+    started = False
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        where = f"{source}, line {n}"
+        if stripped == DEBUG:
+            environment["debug_build"] = True
+            continue
+        m = TEXT.match(stripped)
+        if not m:
+            if (s := KEYGEN_STATS.match(line)) and last and last.startswith("keygen/"):
+                b.measurements[last].note = f"per key: min {s.group(1)} us, median {s.group(2)} us, " \
+                                            f"max {s.group(3)} us"
+                continue
+            if not stripped and started:
+                continue
+            if started:
+                raise line_error(source, n, line, "unknown line in bssl speed's output")
+            continue
+        started = True
+        calls, desc, us = int(m.group(1)), m.group(2), int(m.group(3))
+        try:
+            printed_ops = number(m.group(4))
+            mbs = number(m.group(5)) if m.group(5) is not None else None
+        except ValueError:
+            raise line_error(source, n, line, "a figure on this line is not a number") from None
+        ops = calls / us * 1e6 if us else float("inf")
+        if us and not _close(printed_ops, ops, 3 if re.search(r"\.\d{3}$", m.group(4)) else 1):
+            raise line_error(source, n, line, f"{calls} calls in {us} us is not the {m.group(4)} ops/sec printed")
+        size_m = SIZE.search(desc)
+        size = int(size_m.group(1)) if size_m else None
+        if mbs is not None and size is not None and us and not _close(mbs, calls * size / us):
+            raise line_error(source, n, line, f"the MB/s printed does not match {size} bytes per call")
+        descriptions.append(desc)
+        note = "bssl printed MB/s but not the bytes per call; imported as op/s" \
+            if mbs is not None and size is None else None
+        last = add(b, desc, calls, us, size, where, note)
+    if not started:
+        raise ImportFailed(f"{source}: no `Did … operations in …us` line was found in the bssl speed output.")
+    return descriptions, environment
+
+
+# ---- JSON ------------------------------------------------------------------------
+
+def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
+    environment: dict = {}
+    start = text.find("[")
+    prefix = text[:start].strip() if start >= 0 else text.strip()
+    if start < 0 or prefix not in ("", DEBUG):
+        raise ImportFailed(f"{source}: bssl speed -json output starts with `[`; this text does not.")
+    if prefix == DEBUG:
+        environment["debug_build"] = True
+    decoder = json.JSONDecoder()
+    pos, descriptions, lines = start + 1, [], text.splitlines()
+
+    def lineno(offset: int) -> int:
+        return text.count("\n", 0, offset) + 1
+
+    def fail(offset: int, problem: str):
+        n = lineno(offset)
+        return line_error(source, n, lines[n - 1] if n <= len(lines) else "", problem)
+
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text):
+            raise fail(len(text) - 1, "the JSON list is not closed with `]` (the output was cut short)")
+        if text[pos] == "]":
+            break
+        try:
+            item, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise fail(exc.pos, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or set(item) - {"description", "numCalls", "microseconds", "bytesPerCall",
+                                                      "primeSizePerCall"} \
+                or not isinstance(item.get("description"), str) \
+                or not all(isinstance(item.get(k), int) and item[k] >= 0 for k in ("numCalls", "microseconds")) \
+                or not all(isinstance(item[k], int) and item[k] > 0 for k in ("bytesPerCall", "primeSizePerCall")
+                           if k in item):
+            raise fail(pos, "a bssl speed result should have description, numCalls, microseconds and "
+                       "optionally bytesPerCall")
+        desc = item["description"]
+        size_m = SIZE.search(desc)
+        size = item.get("bytesPerCall")
+        if size_m and size is not None and int(size_m.group(1)) != size:
+            raise fail(pos, "the bytes in the description and bytesPerCall differ")
+        size = size if size is not None else (int(size_m.group(1)) if size_m else None)
+        if "primeSizePerCall" in item:
+            desc = f"{desc} ({item['primeSizePerCall']} bits)"
+        descriptions.append(desc)
+        add(b, desc, item["numCalls"], item["microseconds"], size, f"{source}, line {lineno(pos)}")
+        pos = end
+    if text[pos + 1:].strip():
+        raise fail(pos + 1 + len(text[pos + 1:]) - len(text[pos + 1:].lstrip()), "text after the JSON list")
+    return descriptions, environment

@@ -1,0 +1,290 @@
+"""`openssl speed` as it prints its tables (OpenSSL 1.0.2 … 4.x, LibreSSL).
+
+The result section starts with the version line ("OpenSSL 1.1.1w  11 Sep
+2023", "version: 3.0.19", "LibreSSL 3.3.6"), then built on/options/compiler
+(and CPUINFO on 3.x), then one table per kind: the symmetric table in 1000s of
+bytes/s ("k"; figures of 10000 bytes/s or less are printed without the k and
+are bytes/s), RSA (sign/verify, and encrypt/decrypt from 3.2 on), DSA, ECDSA
+("EC" on 4.x), ECDH, EdDSA, SM2, FFDH, and the KEM and signature tables of
+3.5+. What comes before the version line (the "Doing …" progress of standard
+error, a shell prompt) is skipped; after it every line must belong to a table.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sslperf.importers._common import (Builder, curve, is_edwards_or_montgomery, line_error, normalise_symmetric,
+                                       number, slug, symmetric_kind)
+
+VERSION = re.compile(r"^(?:version:\s*(?P<v3>\S+)|(?P<flavor>OpenSSL|LibreSSL)\s+(?P<v>\d\S*)(?P<rest>.*))$")
+NOISE = re.compile(r"^(Doing |You have chosen|Forked child|Got: |Skip |\+(DT|DTP|DN|R\d*|H|F\d*):|"
+                   r"\d+ \S.* in \d+\.\d+s\s*$|Don't understand line|Unknown type )")
+ERROR_LINE = re.compile(r"^[0-9A-Fa-f]{4,}:error:")
+SYM_HEADER = "The 'numbers' are in 1000s of bytes per second processed."
+TYPE_LINE = re.compile(r"^type(\s+\d+\s+bytes)+\s*$")
+HEADERS = {
+    "sign2": re.compile(r"^\s+sign\s+verify\s+sign/s\s+verify/s\s*$"),
+    "rsa4": re.compile(r"^\s+sign\s+verify\s+encrypt\s+decrypt\s+sign/s\s+verify/s\s+encr\./s\s+decr\./s\s*$"),
+    "op": re.compile(r"^\s+op\s+op/s\s*$"),
+    "kem": re.compile(r"^\s+keygen\s+encaps\s+decaps\s+keygens/s\s+encaps/s\s+decaps/s\s*$"),
+    "sig": re.compile(r"^\s+keygen\s+signs\s+verify\s+keygens/s\s+sign/s\s+verify/s\s*$"),
+}
+F = r"(\S+?)"                                   # a figure; checked by number()
+ROWS = {
+    "rsa2": re.compile(rf"^(rsa|dsa)\s+(\d+)\s+bits\s+{F}s\s+{F}s\s+{F}\s+{F}\s*$"),
+    "rsa4": re.compile(rf"^rsa\s+(\d+)\s+bits\s+{F}s\s+{F}s\s+{F}s\s+{F}s\s+{F}\s+{F}\s+{F}\s+{F}\s*$"),
+    "curve2": re.compile(rf"^\s*(\d+)\s+bits?\s+(ecdsa|EdDSA|SM2|EC)\s+\((.+?)\)\s+{F}s\s+{F}s\s+{F}\s+{F}\s*$"),
+    "ecdh": re.compile(rf"^\s*(\d+)\s+bits?\s+ecdh\s+\((.+?)\)\s+{F}s\s+{F}\s*$"),
+    "ffdh": re.compile(rf"^\s*(\d+)\s+bits\s+ffdh\s+{F}s\s+{F}\s*$"),
+    "three": re.compile(rf"^\s*(\S+)\s+{F}s\s+{F}s\s+{F}s\s+{F}\s+{F}\s+{F}\s*$"),
+}
+VALUE = re.compile(r"^(-?(?:\d+\.\d+|\d+|inf|nan))(k?)$", re.I)
+
+
+def parse_version(line: str) -> tuple[str, str, str] | None:
+    """(flavor, version, version_string) from a version line, else None."""
+    m = VERSION.match(line.strip())
+    if not m:
+        return None
+    if m.group("v3"):
+        return "openssl", m.group("v3"), f"OpenSSL {m.group('v3')}"
+    return m.group("flavor").lower(), m.group("v"), line.strip()
+
+
+def rate(ops_per_s: str, secs_per_op: str) -> float:
+    """op/s as printed (one decimal), or 1/(s/op) when op/s shows 0.0 for a
+    slow operation."""
+    ops, secs = number(ops_per_s), number(secs_per_op)
+    if ops == 0 and secs > 0:
+        return 1 / secs
+    return ops
+
+
+# ---- adding the public-key rows (shared with the -mr parser) -------------------
+
+def add_rsa(b: Builder, kind: str, bits: int, ops: dict[str, float], where: str, label: str) -> None:
+    alg = f"{kind}-{bits}"
+    for op, value in ops.items():
+        family = "pke" if op in ("encrypt", "decrypt") else "sig"
+        b.add(f"{family}/{alg}/{op}", family, alg, op, None, value, workload="record", label=label, where=where)
+
+
+def curve_signature_alg(kind: str, name: str) -> str:
+    """`ecdsa`/`EC`/`EdDSA`/`SM2` rows → sslperf's algorithm name."""
+    ed = is_edwards_or_montgomery(name)
+    if ed:
+        return ed
+    if kind.upper() == "SM2" or name.strip().lower() in ("sm2", "curvesm2"):
+        return "sm2"
+    return f"ecdsa-{curve(name)}"
+
+
+def add_curve_sig(b: Builder, alg: str, sign: float, verify: float, where: str, label: str,
+                  note: str | None = None) -> None:
+    for op, value in (("sign", sign), ("verify", verify)):
+        b.add(f"sig/{alg}/{op}", "sig", alg, op, None, value, workload="record", label=label, where=where, note=note)
+
+
+def ecdh_alg(name: str) -> str:
+    return is_edwards_or_montgomery(name) or f"ecdh-{curve(name)}"
+
+
+def add_kex(b: Builder, alg: str, value: float, where: str, label: str, note: str | None = None) -> None:
+    b.add(f"kex/{alg}/derive", "kex", alg, "derive", None, value, workload="record", label=label, where=where,
+          note=note)
+
+
+def kem_alg(name: str) -> str:
+    low = name.strip().lower()
+    if m := re.fullmatch(r"rsa(\d+)", low):
+        return f"rsa-{m.group(1)}"
+    if m := re.fullmatch(r"ecp-(\d+)", low):
+        return f"dhkem-p{m.group(1)}"
+    if low in ("x25519", "x448"):
+        return f"dhkem-{low}"
+    return slug(low)
+
+
+def sig_alg(name: str) -> str:
+    low = name.strip().lower()
+    if m := re.fullmatch(r"(rsa|dsa)(\d+)", low):
+        return f"{m.group(1)}-{m.group(2)}"
+    return slug(low)
+
+
+def add_kem(b: Builder, name: str, keygen: float, encaps: float, decaps: float, where: str, label: str) -> None:
+    alg = kem_alg(name)
+    for op, value in (("keygen", keygen), ("encaps", encaps), ("decaps", decaps)):
+        b.add(f"kem/{alg}/{op}", "kem", alg, op, None, value, workload="record", label=label, tag="kem-table",
+              where=where)
+
+
+def add_sigalg(b: Builder, name: str, keygen: float, sign: float, verify: float, where: str, label: str) -> None:
+    alg = sig_alg(name)
+    b.add(f"keygen/{alg}", "keygen", alg, "keygen", None, keygen, workload="record", label=label, tag="sig-table",
+          where=where)
+    for op, value in (("sign", sign), ("verify", verify)):
+        b.add(f"sig/{alg}/{op}", "sig", alg, op, None, value, workload="record", label=label, tag="sig-table",
+              where=where)
+
+
+def add_symmetric(b: Builder, name: str, sizes: list[int], values: list[float], where: str) -> None:
+    """One row of the symmetric table; `values` in bytes/s."""
+    low_level = " " in name.strip()             # 1.x/LibreSSL names of the non-EVP loops: "aes-128 cbc"
+    alg = normalise_symmetric(name)
+    kind = symmetric_kind(alg)
+    for size, value in zip(sizes, values):
+        tag = "low-level" if low_level else ""
+        if kind == "cipher":
+            b.add(f"cipher/{alg}/encrypt/{size}/speed-compat", "cipher", alg, "encrypt", size, value, label=name,
+                  tag=tag, where=where, note="openssl speed does not print whether -decrypt was used; "
+                  "imported as encrypt")
+        elif kind == "digest":
+            b.add(f"digest/{alg}/{size}/speed-compat", "digest", alg, "hash", size, value, label=name, tag=tag,
+                  where=where)
+        elif kind == "mac":
+            b.add(f"mac/{alg}/{size}", "mac", alg, "mac", size, value, workload="record", label=name, tag=tag,
+                  where=where, note="openssl speed's MAC loop")
+        else:
+            b.add(f"other/{alg}/{size}", "other", alg, "", size, value, label=name, tag=tag, where=where)
+
+
+# ---- the text parser --------------------------------------------------------------
+
+class TextParser:
+    def __init__(self, text: str, source: str, builder: Builder):
+        self.lines = text.splitlines()
+        self.source = source
+        self.b = builder
+        self.version: tuple[str, str, str] | None = None
+        self.environment: dict = {}
+        self.state: str | None = None            # the table we are in
+        self.sizes: list[int] = []
+        self.in_header = False                   # between the version line and the first table
+
+    def fail(self, n: int, line: str, problem: str):
+        return line_error(self.source, n, line, problem)
+
+    def parse(self) -> None:
+        for n, line in enumerate(self.lines, 1):
+            stripped = line.strip()
+            if self.version is None:
+                if (v := parse_version(stripped)) and not NOISE.match(stripped):
+                    self._start(v, n, line)
+                elif stripped == SYM_HEADER or any(p.match(line) for p in HEADERS.values()):
+                    self._start(("openssl", "", ""), n, line)      # a table pasted without the version line
+                    self.b.warnings.append(f"{self.source}: no version line before the first table; the "
+                                           "library's version is unknown (name it with --lib-name).")
+                    self._line(n, line, stripped)
+                continue
+            self._line(n, line, stripped)
+        if self.version is None:
+            raise self.fail(len(self.lines), self.lines[-1] if self.lines else "",
+                            "no version line of openssl speed's result section was found")
+
+    def _start(self, version: tuple[str, str, str], n: int, line: str) -> None:
+        if self.version is not None and self.version[1] and self.version[:2] != version[:2]:
+            raise self.fail(n, line, f"a second result section of a different library "
+                            f"({self.version[1]} before) starts here; import one library per file")
+        self.version = version
+        self.state, self.in_header = None, True
+
+    def _line(self, n: int, line: str, stripped: str) -> None:
+        where = f"{self.source}, line {n}"
+        if not stripped:
+            self.state = None
+            return
+        if v := parse_version(stripped):              # the next section of concatenated outputs
+            self._start(v, n, line)
+            return
+        if self._header_fact(stripped):
+            return
+        if stripped == SYM_HEADER:
+            self.state, self.in_header = "sym-type", False
+            return
+        if self.state == "sym-type":
+            if not TYPE_LINE.match(stripped):
+                raise self.fail(n, line, "expected the `type 16 bytes 64 bytes …` line of the symmetric table")
+            self.sizes = [int(s) for s in re.findall(r"(\d+)\s+bytes", stripped)]
+            self.state = "sym"
+            return
+        for kind, pattern in HEADERS.items():
+            if pattern.match(line):
+                self.state, self.in_header = kind, False
+                return
+        if self.state is None and (NOISE.match(stripped) or ERROR_LINE.match(stripped)):
+            if ERROR_LINE.match(stripped):
+                self.b.warnings.append(f"{where}: openssl printed an error: {stripped}")
+            return
+        if self.in_header and "compiler" in self.environment and self.state is None:
+            self.environment["compiler"] += " " + stripped        # a wrapped compiler line
+            return
+        if self.state is None:
+            raise self.fail(n, line, "unknown line in openssl speed's result section")
+        try:
+            self._row(line, stripped, where)
+        except ValueError:
+            raise self.fail(n, line, "a figure in this row is not a number") from None
+        except _BadRow as exc:
+            raise self.fail(n, line, str(exc)) from None
+
+    def _header_fact(self, stripped: str) -> bool:
+        for prefix, key in (("built on:", "built_on"), ("options:", "options"), ("compiler:", "compiler"),
+                            ("CPUINFO:", "cpuinfo"), ("platform:", "platform")):
+            if stripped.startswith(prefix) and self.state is None:
+                self.environment[key] = stripped[len(prefix):].strip()
+                return True
+        return False
+
+    def _row(self, line: str, stripped: str, where: str) -> None:
+        b, state = self.b, self.state
+        if state == "sym":
+            tokens = stripped.split()
+            count = len(self.sizes)
+            values = tokens[-count:] if count else []
+            if len(tokens) <= count or not all(VALUE.match(t) for t in values) or VALUE.match(tokens[-count - 1]):
+                raise _BadRow(f"expected an algorithm name and {count} figures (one per block size)")
+            rates = []
+            for token in values:
+                m = VALUE.match(token)
+                rates.append(number(m.group(1)) * (1000 if m.group(2) else 1))
+            add_symmetric(b, " ".join(tokens[:-count]), self.sizes, rates, where)
+        elif state == "rsa4":
+            m = _match("rsa4", line, "an `rsa N bits` row with four times and four rates")
+            bits = int(m.group(1))
+            f = m.groups()[1:]
+            add_rsa(b, "rsa", bits, {"sign": rate(f[4], f[0]), "verify": rate(f[5], f[1]),
+                                     "encrypt": rate(f[6], f[2]), "decrypt": rate(f[7], f[3])}, where, stripped)
+        elif state == "sign2":
+            if m := ROWS["rsa2"].match(line):
+                add_rsa(b, m.group(1), int(m.group(2)),
+                        {"sign": rate(m.group(5), m.group(3)), "verify": rate(m.group(6), m.group(4))},
+                        where, stripped)
+            else:
+                m = _match("curve2", line, "a sign/verify row (`rsa N bits …` or `N bits ecdsa (curve) …`)")
+                alg = curve_signature_alg(m.group(2), m.group(3))
+                add_curve_sig(b, alg, rate(m.group(6), m.group(4)), rate(m.group(7), m.group(5)), where, stripped)
+        elif state == "op":
+            if m := ROWS["ecdh"].match(line):
+                add_kex(b, ecdh_alg(m.group(2)), rate(m.group(4), m.group(3)), where, stripped)
+            else:
+                m = _match("ffdh", line, "an `N bits ecdh (curve)` or `N bits ffdh` row")
+                add_kex(b, f"ffdh-{m.group(1)}", rate(m.group(3), m.group(2)), where, stripped)
+        elif state in ("kem", "sig"):
+            m = _match("three", line, f"a {'KEM' if state == 'kem' else 'signature'} row: name, three times, "
+                       "three rates")
+            g = m.groups()
+            add = add_kem if state == "kem" else add_sigalg
+            add(b, g[0], rate(g[4], g[1]), rate(g[5], g[2]), rate(g[6], g[3]), where, stripped)
+
+
+class _BadRow(Exception):
+    pass
+
+
+def _match(kind: str, line: str, expected: str) -> re.Match:
+    m = ROWS[kind].match(line)
+    if not m:
+        raise _BadRow(f"expected {expected}")
+    return m
