@@ -35,12 +35,16 @@ class Measurement:
     # Rates another tool reported (imports of `openssl speed` / `bssl speed`),
     # in bytes/s or op/s, used when there are no samples of our own.
     reported_rates: list[float] | None = None
+    # Per-sample figures some families add, e.g. TLS's client_cpu_ns / server_cpu_ns.
+    extra: dict[str, list[int]] | None = None
 
     @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
         if self.family == "api":
             return self.operation          # the pattern; the group names the topic
+        if self.family == "tls":
+            return " ".join(self.case.split("/")[1:])
         parts = [self.algorithm, self.operation if self.family in ("cipher", "sig", "kem", "kex") else ""]
         if self.size is not None:
             parts.append(f"{self.size} B")
@@ -59,6 +63,14 @@ class Measurement:
     def summary(self, metric: str = "wall") -> Summary | None:
         rates = self.rates(metric)
         return describe(rates) if rates else None
+
+    def extra_micros_per_op(self, key: str) -> float | None:
+        """Median over samples of an extra per-sample figure (ns) per operation, in µs."""
+        values = (self.extra or {}).get(key)
+        if not values or not self.ops:
+            return None
+        per_op = sorted(v / n / 1000 for v, n in zip(values, self.ops) if n)
+        return per_op[len(per_op) // 2] if per_op else None
 
     def micros_per_op(self, metric: str = "wall") -> float | None:
         summary = self.summary(metric)

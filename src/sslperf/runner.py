@@ -21,6 +21,7 @@ from sslperf.suites import Case
 MAX_CASE_SECONDS = 15.0
 MIN_SAMPLES = 3
 NOISY = 0.05             # CI half-width above which a figure is called noisy
+EXTRA_FIGURES = ("client_cpu_ns", "server_cpu_ns")      # TLS: each side's CPU time
 
 
 @dataclass
@@ -148,6 +149,10 @@ class Runner:
             measurement.ops += reply["ops"]
             measurement.wall_ns += reply["wall_ns"]
             measurement.cpu_ns += reply["cpu_ns"]
+            for key in EXTRA_FIGURES:
+                if key in reply:
+                    measurement.extra = measurement.extra or {}
+                    measurement.extra.setdefault(key, []).extend(reply[key])
         return reply["wall_ns"][0]
 
     def _warnings(self) -> list[str]:

@@ -67,6 +67,7 @@ measurements = sa.Table(
     sa.Column("wall_ns", sa.JSON, nullable=False),
     sa.Column("cpu_ns", sa.JSON, nullable=False),
     sa.Column("reported_rates", sa.JSON),
+    sa.Column("extra", sa.JSON),
     sa.UniqueConstraint("run_id", "case_id", "lib"),
 )
 
@@ -200,14 +201,14 @@ def _measurement_row(m: Measurement) -> dict:
     return {"case_id": m.case, "family": m.family, "grp": m.group, "algorithm": m.algorithm,
             "operation": m.operation, "size": m.size, "workload": m.workload, "lib": m.lib, "status": m.status,
             "reason": m.reason, "unit": m.unit, "bytes_per_op": m.bytes_per_op, "note": m.note, "ops": m.ops,
-            "wall_ns": m.wall_ns, "cpu_ns": m.cpu_ns, "reported_rates": m.reported_rates}
+            "wall_ns": m.wall_ns, "cpu_ns": m.cpu_ns, "reported_rates": m.reported_rates, "extra": m.extra}
 
 
 def _measurement_from_row(r) -> Measurement:
     return Measurement(r["case_id"], r["family"], r["grp"], r["algorithm"], r["operation"], r["size"], r["workload"],
                        r["lib"], r["status"], r["reason"], r["unit"], r["bytes_per_op"], list(r["ops"]),
                        list(r["wall_ns"]), list(r["cpu_ns"]), r["note"],
-                       list(r["reported_rates"]) if r["reported_rates"] is not None else None)
+                       list(r["reported_rates"]) if r["reported_rates"] is not None else None, r["extra"])
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

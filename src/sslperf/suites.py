@@ -69,6 +69,8 @@ class Case:
         """The table a result belongs to."""
         if self.family == "api":
             return API_TOPICS["/".join(self.id.split("/")[:2])]
+        if self.family == "tls":
+            return "TLS resumption (in memory)" if self.id.startswith("tls/resume") else "TLS handshakes (in memory)"
         if self.family == "cipher":
             return "AEAD ciphers" if self.algorithm in AEADS else "block ciphers (CBC, CTR)"
         return {"digest": "digests", "mac": "MACs", "sig": "signatures", "kex": "key exchange",
@@ -99,6 +101,46 @@ def api_cases() -> list[Case]:
             algorithm = parts[2] if len(parts) == 5 else parts[1]
             cases.append(Case(case_id, "api", algorithm, pattern, size, "record"))
     return cases
+
+
+TLS_GROUPS = ("x25519", "p-256", "p-384", "x25519mlkem768")
+TLS_CERTS = ("rsa-2048", "rsa-3072", "ecdsa-p256", "ecdsa-p384", "ed25519")
+
+
+def tls_handshake(proto: str, group: str, cert: str, ctx: str) -> Case:
+    return Case(f"tls/handshake/{proto}/{group}/{cert}/{ctx}", "tls", f"{group} {cert}", f"handshake-{ctx}")
+
+
+def tls_resume(proto: str, how: str, group: str, cert: str) -> Case:
+    return Case(f"tls/resume/{proto}/{how}/{group}/{cert}", "tls", f"{group} {cert}", f"resume-{how}")
+
+
+def tls_suite(depth: str) -> list[Case]:
+    """In-memory handshakes. The default answers seed 001 (a new SSL_CTX with
+    a CA load per connection, as curl did, against a shared one) and seed
+    000 (groups, certificates, resumption); --full crosses everything."""
+    if depth == "full":
+        cases = [tls_handshake(p, g, c, x) for p in ("tls1.3", "tls1.2") for g in TLS_GROUPS for c in TLS_CERTS
+                 for x in ("shared", "new") if not (g == "x25519mlkem768" and p == "tls1.2")]
+        cases += [tls_resume(p, h, "x25519", c) for p in ("tls1.3", "tls1.2") for h in ("ticket", "session-id")
+                  for c in ("ecdsa-p256", "rsa-2048") if not (p == "tls1.3" and h == "session-id")]
+        return cases
+    cases = [tls_handshake("tls1.3", g, c, "shared") for g in ("x25519", "p-256", "x25519mlkem768")
+             for c in ("ecdsa-p256", "rsa-2048")]
+    cases += [tls_handshake("tls1.3", "x25519", c, "shared") for c in ("rsa-3072", "ecdsa-p384", "ed25519")]
+    cases += [tls_handshake("tls1.3", "p-384", "ecdsa-p384", "shared")]
+    cases += [tls_handshake(p, "x25519", c, x) for p in ("tls1.3", "tls1.2") for c in ("ecdsa-p256", "rsa-2048")
+              for x in ("shared", "new")]
+    cases += [tls_resume("tls1.3", "ticket", "x25519", "ecdsa-p256"), tls_resume("tls1.2", "ticket", "x25519",
+              "ecdsa-p256"), tls_resume("tls1.2", "session-id", "x25519", "ecdsa-p256")]
+    if depth == "quick":
+        cases = [tls_handshake("tls1.3", "x25519", "ecdsa-p256", x) for x in ("shared", "new")]
+        cases += [tls_handshake("tls1.2", "x25519", "rsa-2048", x) for x in ("shared", "new")]
+        cases += [tls_handshake("tls1.3", "p-256", "ecdsa-p256", "shared"),
+                  tls_handshake("tls1.3", "x25519", "rsa-2048", "shared"),
+                  tls_handshake("tls1.3", "x25519mlkem768", "ecdsa-p256", "shared"),
+                  tls_resume("tls1.3", "ticket", "x25519", "ecdsa-p256")]
+    return _unique(cases)
 
 
 def pkey(family: str, alg: str, op: str | None = None) -> Case:
@@ -133,8 +175,8 @@ def parse_case(text: str) -> Case:
             return pkey("kem", parts[1], parts[2])
         if family == "keygen" and len(parts) == 2 and parts[1] in SIGNATURES + KEY_EXCHANGES:
             return pkey("keygen", parts[1])
-        if family == "api":
-            for case in api_cases():
+        if family in ("api", "tls"):
+            for case in (api_cases() if family == "api" else tls_suite("full")):
                 if case.id == text.strip():
                     return case
     except ValueError:

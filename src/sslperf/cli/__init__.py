@@ -16,6 +16,7 @@ from sslperf.cli.libs import libs
 from sslperf.cli.report import report
 from sslperf.cli.runs import runs
 from sslperf.cli.speed import speed
+from sslperf.cli.tls import tls
 from sslperf.errors import SslperfError
 
 err_console = Console(stderr=True, highlight=False)
@@ -44,6 +45,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 cli.add_command(libs)
 cli.add_command(speed)
 cli.add_command(api)
+cli.add_command(tls)
 cli.add_command(runs)
 cli.add_command(compare)
 cli.add_command(report)

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import click
 from rich.console import Console
 
 from sslperf import suites
-from sslperf.cli.common import open_store
-from sslperf.errors import SslperfError
+from sslperf.cli.common import measure
+from sslperf.cli.tls import certificate_dir
 from sslperf.libs import installed
 
 console = Console(highlight=False, soft_wrap=True)
-CA_CERTIFICATES = 150
 
 
 @click.command()
@@ -40,30 +36,16 @@ def api(ctx, lib_names, patterns, time_ms, samples, as_json, no_store) -> None:
     Example (seed 000's slides for three versions):
       sslperf api --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
     """
-    from sslperf.native import harness_binary
     from sslperf.report.terminal import print_run
-    from sslperf.runner import Runner, Settings
+    from sslperf.runner import Settings
 
     cases = suites.select(suites.api_cases(), patterns)
     libs = [installed.find(name) for name in (lib_names or ("system",))]
-    store = None if no_store else open_store(ctx)
     # Certificates and keys for the CA-store and PEM cases: private, per run.
-    workdir = Path(tempfile.mkdtemp(prefix="sslperf-api-"))
+    workdir = certificate_dir(libs[0])
     try:
-        made = subprocess.run([str(harness_binary(libs[0])), "mkcerts", str(workdir), str(CA_CERTIFICATES)],
-                              capture_output=True, text=True, timeout=300)
-        if made.returncode != 0:
-            raise SslperfError(f"Making the test certificates with {libs[0].name} failed: {made.stderr.strip()[-300:]}")
-        runner = Runner(libs, Settings(time_ms, samples), {"suite": "api"}, {"SSLPERF_API_DIR": str(workdir)})
-        run = runner.run
-        try:
-            if store:
-                store.begin(run, source="sslperf api")
-            runner.measure(cases, on_measurement=(lambda m: store.add(run.id, m)) if store else None)
-        finally:
-            runner.close()
-            if store:
-                store.finish(run)
+        run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf api", {"suite": "api"},
+                      {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if as_json:

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf import environment, suites
-from sslperf.cli.common import open_store
+from sslperf.cli.common import measure
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 
@@ -56,7 +56,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     """
     # Imported here: numpy/scipy take half a second, which `sslperf libs` should not pay.
     from sslperf.report.terminal import print_run
-    from sslperf.runner import Runner, Settings
+    from sslperf.runner import Settings
 
     depth = depth or "default"
     extra_sizes = suites.parse_sizes(sizes) if sizes else ()
@@ -75,24 +75,15 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
         raise SslperfError("The same library is named twice; name each library once.")
     plan = suites.DEPTHS[depth]
     settings = Settings(time_ms or plan.target_ms, samples or plan.samples, cpu_mask)
-    store = None if no_store else open_store(ctx)
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
         task = bar.add_task("compiling the harness", total=None)
-        runner = Runner(libs, settings, {"depth": depth, "workload": workload, "metric": metric})
-        run = runner.run
-        try:
-            if store:
-                store.begin(run)
 
-            def report(what: str, done: int, total: int) -> None:
-                bar.update(task, description=escape(what), completed=done, total=total)
+        def report(what: str, done: int, total: int) -> None:
+            bar.update(task, description=escape(what), completed=done, total=total)
 
-            runner.measure(cases, report, on_measurement=(lambda m: store.add(run.id, m)) if store else None)
-        finally:
-            runner.close()
-            if store:     # an interrupted run keeps what it measured, marked incomplete
-                store.finish(run)
+        run = measure(ctx, libs, cases, settings, "sslperf speed",
+                      {"depth": depth, "workload": workload, "metric": metric}, no_store=no_store, progress=report)
     elapsed = time.monotonic() - started
     if out:
         out.write_text(run.to_json())
@@ -101,7 +92,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
         return
     print_run(run, console, metric)
     console.print(f"[dim]{len(cases)} cases × {len(libs)} libraries in {elapsed:.0f} s"
-                  + (f"; stored as run {run.id}" if store else "") + (f"; JSON written to {out}" if out else "")
+                  + ("" if no_store else f"; stored as run {run.id}") + (f"; JSON written to {out}" if out else "")
                   + "[/dim]")
 
 

@@ -10,7 +10,7 @@
  *
  * Libraries without the 3.x API (1.1.1, BoringSSL, AWS-LC, LibreSSL) run the
  * closest equivalent and say so in the case note, or n/a with the reason.
- * The CA store and PEM inputs come from `sslperf` (SSLPERF_API_DIR), made
+ * The CA store and PEM inputs come from `sslperf` (SSLPERF_CERT_DIR), made
  * per run in a private temporary directory. */
 #include <stdlib.h>
 #include <string.h>
@@ -241,7 +241,7 @@ static int read_file(const char *path, char **out, size_t *len)
 
 static const char *api_dir(void)
 {
-    const char *dir = getenv("SSLPERF_API_DIR");
+    const char *dir = getenv("SSLPERF_CERT_DIR");
     return dir && *dir ? dir : NULL;
 }
 
@@ -332,7 +332,7 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
     } else if (strcmp(what, "ca-load") == 0 && name->n == 3
                && (strcmp(pattern, "file") == 0 || strcmp(pattern, "dir") == 0)) {
         if (!api_dir())
-            return prep_na(res, "no CA store given (SSLPERF_API_DIR is set by `sslperf api`)");
+            return prep_na(res, "no CA store given (SSLPERF_CERT_DIR is set by `sslperf api`)");
         s->pattern = pattern[0] == 'f' ? CA_FILE : CA_DIR;
         snprintf(s->path, sizeof(s->path), "%s/%s", api_dir(), s->pattern == CA_FILE ? "ca-bundle.pem" : "ca-dir");
         out->run = run_ssl_ctx;
@@ -340,7 +340,7 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
                && (strcmp(pattern, "private-key") == 0 || strcmp(pattern, "certificate") == 0)) {
         char path[600];
         if (!api_dir())
-            return prep_na(res, "no PEM input given (SSLPERF_API_DIR is set by `sslperf api`)");
+            return prep_na(res, "no PEM input given (SSLPERF_CERT_DIR is set by `sslperf api`)");
         s->pattern = pattern[0] == 'p' ? PEM_KEY : PEM_CERT;
         snprintf(path, sizeof(path), "%s/%s", api_dir(), s->pattern == PEM_KEY ? "key.pem" : "cert.pem");
         if (!read_file(path, &s->pem, &s->pem_len))

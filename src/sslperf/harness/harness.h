@@ -23,6 +23,8 @@ typedef struct bench_case {
     void *state;
     int (*run)(void *state, uint64_t iters);    /* 1 on success */
     void (*release)(void *state);
+    /* Optional: the client's and the server's CPU ns since the last call (TLS). */
+    void (*split)(void *state, uint64_t *client_ns, uint64_t *server_ns);
     char note[REASON_MAX];          /* e.g. which API was used, when it differs by lib */
 } bench_case;
 
@@ -53,6 +55,7 @@ prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *
 prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res);
+prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);
 
 /* Helpers shared by the family files. */
 int make_certs(const char *dir, int count);

@@ -27,7 +27,7 @@ static const struct {
 } FAMILIES[] = {
     {"cipher", prepare_cipher}, {"digest", prepare_digest}, {"mac", prepare_mac},
     {"sig", prepare_pkey},      {"kex", prepare_pkey},      {"kem", prepare_pkey},
-    {"keygen", prepare_pkey},   {"api", prepare_api},
+    {"keygen", prepare_pkey},   {"api", prepare_api},       {"tls", prepare_tls},
 };
 
 static bench_case prepared[MAX_PREPARED];
@@ -234,12 +234,17 @@ static void emit_prepared(const bench_case *c)
 
 static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result)
 {
-    static uint64_t wall[MAX_SAMPLES], cpu[MAX_SAMPLES], ops[MAX_SAMPLES];
+    static uint64_t wall[MAX_SAMPLES], cpu[MAX_SAMPLES], ops[MAX_SAMPLES], client[MAX_SAMPLES], server[MAX_SAMPLES];
     if (count < 1 || count > MAX_SAMPLES)
         count = count < 1 ? 1 : MAX_SAMPLES;
+    if (c->split)
+        c->split(c->state, &client[0], &server[0]);     /* forget what calibration added */
     for (int i = 0; i < count; i++) {
         ops[i] = iters;
-        if (!timed_run(c, iters, &wall[i], &cpu[i])) {
+        int ok = timed_run(c, iters, &wall[i], &cpu[i]);
+        if (c->split)
+            c->split(c->state, &client[i], &server[i]);
+        if (!ok) {
             char msg[REASON_MAX];
             prep_result res;
             prep_error(&res, "an operation failed while timing");
@@ -257,6 +262,12 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
     json_u64_array(wall, count);
     printf(",\"cpu_ns\":");
     json_u64_array(cpu, count);
+    if (c->split) {
+        printf(",\"client_cpu_ns\":");
+        json_u64_array(client, count);
+        printf(",\"server_cpu_ns\":");
+        json_u64_array(server, count);
+    }
     if (emit_type_result) {
         printf(",\"library\":");
         json_str(OpenSSL_version(OPENSSL_VERSION));

@@ -22,11 +22,13 @@ class ImportFailed(SslperfError):
     """A text that is not, or not entirely, a speed output we can read."""
 
 
-def line_error(source: str, number: int, line: str, problem: str) -> SslperfError:
+DAMAGED = ("Nothing was imported. Give the tool's output as it printed it; a line that was cut short or "
+           "edited, or text pasted into the middle of a table, cannot be read.")
+
+
+def line_error(source: str, number: int, line: str, problem: str, hint: str = DAMAGED) -> SslperfError:
     shown = line if len(line) <= 160 else line[:157] + "..."
-    return ImportFailed(f"{source}, line {number}: {problem}: `{shown.strip()}`.",
-                        hint="Nothing was imported. Give the tool's output as it printed it; a line that was cut "
-                        "short or edited, or text pasted into the middle of a table, cannot be read.")
+    return ImportFailed(f"{source}, line {number}: {problem}: `{shown.strip()}`.", hint=hint)
 
 
 def number(text: str) -> float:
@@ -141,6 +143,11 @@ class Builder:
     def run(self, settings: dict, environment: dict, lib: LibInfo) -> Run:
         if not self.measurements:
             where = "standard input" if settings["file"] == "-" else settings["file"]
+            if self.warnings:
+                raise ImportFailed(f"{where}: no figure of this {settings['source']} output is a usable rate "
+                                   f"(first: {self.warnings[0]})",
+                                   hint="A benchmark that failed is printed as 0.00 or inf; there is nothing to "
+                                   "import.")
             raise ImportFailed(f"{where}: the {settings['source']} output holds no result to import.",
                                hint="Give the whole output, including the result tables that the tool prints "
                                "at the end (on standard output).")

@@ -204,7 +204,7 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1
         if pos >= len(text):
-            raise fail(len(text) - 1, "the JSON list is not closed with `]` (the output was cut short)")
+            raise fail(len(text.rstrip()) - 1, "the JSON list is not closed with `]` (the output was cut short)")
         if text[pos] == "]":
             break
         try:

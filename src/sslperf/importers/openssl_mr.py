@@ -21,12 +21,16 @@ from __future__ import annotations
 import math
 import re
 
-from sslperf.importers._common import Builder, ImportFailed, curve, line_error, number
-from sslperf.importers.openssl_speed import (ERROR_LINE, add_curve_sig, add_kem, add_kex, add_rsa, add_sigalg,
-                                             add_symmetric, curve_signature_alg, ecdh_alg)
+from sslperf.importers._common import Builder, ImportFailed, line_error
+from sslperf.importers.openssl_speed import (ERROR_LINE, _BadRow, add_curve_sig, add_kem, add_kex, add_rsa,
+                                             add_sigalg, add_symmetric, curve_signature_alg, ecdh_alg, figure)
 
 LINE = re.compile(r"^\+(H|F\d*|R\d*|DT|DTP|DN):(.*)$")
 SKIP = re.compile(r"^(Got: \+.* from \d+|Forked child \d+)$")
+# What speed.c prints on standard error when a benchmark cannot run ("RSA sign setup failure.  No RSA
+# sign will be done.", "… failure", "… not supported") — standard output of -mr has only +lines.
+DIAGNOSTIC = re.compile(r"(failure|failed|error|will be done\.|not supported|Don't understand|Unknown type)",
+                        re.I)
 BY_BITS = {160: ["secp160r1"], 192: ["p192"], 224: ["p224"], 256: ["p256", "brainpoolp256r1", "brainpoolp256t1"],
            384: ["p384", "brainpoolp384r1", "brainpoolp384t1"], 521: ["p521"],
            512: ["brainpoolp512r1", "brainpoolp512t1"], 163: ["sect163k1", "sect163r2"],
@@ -54,8 +58,8 @@ class MrParser:
                 continue
             m = LINE.match(stripped)
             if not m:
-                if ERROR_LINE.match(stripped):
-                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed an error: {stripped}")
+                if ERROR_LINE.match(stripped) or DIAGNOSTIC.search(stripped):
+                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed: {stripped}")
                 elif seen:
                     raise self.fail(n, line, "unknown line among openssl speed -mr's lines")
                 continue
@@ -88,6 +92,8 @@ class MrParser:
             except (ValueError, IndexError):
                 raise self.fail(n, line, f"the fields of this {code} line are not what openssl speed prints") \
                     from None
+            except _BadRow as exc:
+                raise self.fail(n, line, str(exc)) from None
 
     # ---- which version's codes ------------------------------------------------
 
@@ -110,8 +116,10 @@ class MrParser:
             kems, sigs = self._has("R15", "R16", "R17"), self._has("R18", "R19", "R20")
             if kems == sigs:
                 n, line, _, _ = next(r for r in self.rows if r[2] == "F9")
-                raise self.fail(n, line, "cannot tell whether this +F9 line is a KEM (OpenSSL 3.x) or a signature "
-                                "(OpenSSL 4.x) result; include standard error (2>&1) so the +R lines say which")
+                raise line_error(self.source, n, line, "cannot tell whether this +F9 line is a KEM (OpenSSL 3.x) "
+                                 "or a signature (OpenSSL 4.x) result",
+                                 hint="Nothing was imported. Capture standard error too (`openssl speed -mr … "
+                                 "2>&1`): its +R lines say which.")
             four = sigs
         return "4" if four else "3"
 
@@ -143,8 +151,10 @@ class MrParser:
         if len(names) != len(rows):
             n, line, _, _ = rows[0]
             found = f"{len(names)} named on the +R lines" if names else "no +R line naming them"
-            raise self.fail(n, line, f"openssl speed -mr prints {what} results by index only, and this output has "
-                            f"{len(rows)} of them but {found}; include standard error (2>&1) so they can be named")
+            raise line_error(self.source, n, line, f"openssl speed -mr prints {what} results by index only, and "
+                             f"this output has {len(rows)} of them but {found}",
+                             hint="Nothing was imported. Capture standard error too (`openssl speed -mr … 2>&1`): "
+                             "its +R lines name them.")
         return names
 
     # ---- one result line -----------------------------------------------------------
@@ -153,41 +163,46 @@ class MrParser:
         n, line, code, f = row
         where = f"{self.source}, line {n}"
         b, label = self.b, line.strip()
+        fields = {"F2": (4, 6), "F3": (4,), "F4": (4,), "F5": (4,), "F6": (5,), "F7": (4, 5), "F8": (4,),
+                  "F9": (4,), "F10": (4,)}
+        if code in fields and len(f) not in fields[code]:
+            raise self.fail(n, line, f"a +{code} line has {' or '.join(map(str, fields[code]))} fields after the "
+                            f"code, this one {len(f)}")
         if code == "F":
             if self.sizes is None:
                 raise self.fail(n, line, "a +F line before the +H line that gives the block sizes")
-            values = [number(v) for v in f[2:]]
+            values = [figure(v, 2) for v in f[2:]]
             if len(values) != len(self.sizes):
                 raise self.fail(n, line, f"expected {len(self.sizes)} figures (one per block size of +H)")
             add_symmetric(b, f[1], self.sizes, values, where)
         elif code == "F2":
-            bits, values = int(f[1]), [number(v) for v in f[2:]]
+            bits, values = int(f[1]), [_f6(v) for v in f[2:]]
             if len(values) not in (2, 4):
                 raise ValueError
             self._not_seconds(values, n, line, bits)
             ops = dict(zip(("sign", "verify", "encrypt", "decrypt"), values))
             add_rsa(b, "rsa", bits, ops, where, label)
         elif code == "F3":
-            values = [number(v) for v in f[2:4]]
+            values = [_f6(v) for v in f[2:4]]
             self._not_seconds(values, n, line, int(f[1]))
             add_rsa(b, "dsa", int(f[1]), dict(zip(("sign", "verify"), values)), where, label)
         elif code == "F4":
             name, note = self._curve("F4", int(f[1]), ordinal)
-            add_curve_sig(b, curve_signature_alg("EC", name), number(f[2]), number(f[3]), where, label, note)
+            add_curve_sig(b, curve_signature_alg("EC", name), _f6(f[2]), _f6(f[3]), where, label, note)
         elif code == "F5":
             name, note = self._curve("F5", int(f[1]), ordinal)
             add_kex(b, ecdh_alg(name), self._op_rate(f[2], f[3], n, line), where, label, note)
         elif code == "F6" or (code == "F7" and len(f) == 5):
             kind = "EdDSA" if code == "F6" else "SM2"
-            add_curve_sig(b, curve_signature_alg(kind, f[2]), number(f[3]), number(f[4]), where, label)
+            add_curve_sig(b, curve_signature_alg(kind, f[2]), _f6(f[3]), _f6(f[4]), where, label)
         elif (code == "F7" and len(f) == 4) or (code == "F8" and self.generation == "3"):
             add_kex(b, f"ffdh-{int(f[1])}", self._op_rate(f[2], f[3], n, line), where, label)
         elif self._kind(row) == "kem":
             index = [r[0] for r in self._rows_of("kem")].index(n)
-            add_kem(b, kem_names[index], number(f[1]), number(f[2]), number(f[3]), where, label)
+            add_kem(b, kem_names[index], _f6(f[1]), _f6(f[2]), _f6(f[3]), where, label)
         elif self._kind(row) == "sig":
             index = [r[0] for r in self._rows_of("sig")].index(n)
-            add_sigalg(b, sig_names[index], number(f[1]), number(f[2]), number(f[3]), where, label)
+            add_sigalg(b, sig_names[index], _f6(f[1]), _f6(f[2]), _f6(f[3]), where, label)
         else:
             raise self.fail(n, line, f"+{code} is not a result line this importer knows")
 
@@ -216,7 +231,7 @@ class MrParser:
         return name, f"curve inferred from its size ({bits} bits): openssl speed -mr does not name it"
 
     def _op_rate(self, ops: str, secs: str, n: int, line: str) -> float:
-        a, b = number(ops), number(secs)
+        a, b = _f6(ops), _f6(secs)
         if math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0:
             if a < 1 < b:
                 raise self.fail(n, line, "this line gives seconds before op/s, as LibreSSL's -mr does; LibreSSL "
@@ -229,6 +244,10 @@ class MrParser:
         if bits <= 4096 and all(0 < v < 1 for v in values):
             raise self.fail(n, line, "these figures look like seconds per operation, as LibreSSL's -mr prints "
                             "them; LibreSSL -mr output is not supported, import its text output instead")
+
+
+def _f6(text: str) -> float:
+    return figure(text, 6)                      # "%f"
 
 
 def _numeric(text: str) -> bool:

@@ -12,7 +12,9 @@ error, a shell prompt) is skipped; after it every line must belong to a table.
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 
 from sslperf.importers._common import (Builder, curve, is_edwards_or_montgomery, line_error, normalise_symmetric,
                                        number, slug, symmetric_kind)
@@ -39,7 +41,7 @@ ROWS = {
     "ffdh": re.compile(rf"^\s*(\d+)\s+bits\s+ffdh\s+{F}s\s+{F}\s*$"),
     "three": re.compile(rf"^\s*(\S+)\s+{F}s\s+{F}s\s+{F}s\s+{F}\s+{F}\s+{F}\s*$"),
 }
-VALUE = re.compile(r"^(-?(?:\d+\.\d+|\d+|inf|nan))(k?)$", re.I)
+VALUE = re.compile(r"^(-?(?:\d+\.\d\d|inf|nan))(k?)$", re.I)     # " %11.2fk" or " %11.2f "
 
 
 def parse_version(line: str) -> tuple[str, str, str] | None:
@@ -52,12 +54,25 @@ def parse_version(line: str) -> tuple[str, str, str] | None:
     return m.group("flavor").lower(), m.group("v"), line.strip()
 
 
-def rate(ops_per_s: str, secs_per_op: str) -> float:
+def figure(text: str, decimals: int) -> float:
+    """A figure printed with `%.<decimals>f` (or inf/nan); a figure with other
+    decimals was cut short or edited."""
+    if not re.fullmatch(rf"-?(\d+\.\d{{{decimals}}}|inf|nan)", text, re.I):
+        raise _BadRow(f"`{text}` is not a figure as openssl speed prints it ({decimals} decimals)")
+    return number(text)
+
+
+def rate(ops_per_s: str, secs_per_op: str, secs_decimals: int, ops_decimals: int = 1) -> float:
     """op/s as printed (one decimal), or 1/(s/op) when op/s shows 0.0 for a
-    slow operation."""
-    ops, secs = number(ops_per_s), number(secs_per_op)
+    slow operation. Both columns come from one measurement: when they
+    disagree, the row was damaged."""
+    ops, secs = figure(ops_per_s, ops_decimals), figure(secs_per_op, secs_decimals)
     if ops == 0 and secs > 0:
         return 1 / secs
+    if math.isfinite(ops) and ops > 0 and math.isfinite(secs):
+        slack = 0.5 * 10 ** -secs_decimals * 1.01 + 0.5 * 10 ** -ops_decimals / ops ** 2 * 1.01
+        if abs(1 / ops - secs) > slack:
+            raise _BadRow(f"{ops_per_s} op/s and {secs_per_op} s per operation do not agree")
     return ops
 
 
@@ -170,7 +185,9 @@ class TextParser:
         for n, line in enumerate(self.lines, 1):
             stripped = line.strip()
             if self.version is None:
-                if (v := parse_version(stripped)) and not NOISE.match(stripped):
+                if ERROR_LINE.match(stripped):
+                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed an error: {stripped}")
+                elif (v := parse_version(stripped)) and not NOISE.match(stripped):
                     self._start(v, n, line)
                 elif stripped == SYM_HEADER or any(p.match(line) for p in HEADERS.values()):
                     self._start(("openssl", "", ""), n, line)      # a table pasted without the version line
@@ -248,35 +265,41 @@ class TextParser:
             rates = []
             for token in values:
                 m = VALUE.match(token)
-                rates.append(number(m.group(1)) * (1000 if m.group(2) else 1))
+                value = number(m.group(1))
+                in_bytes = value * 1000 if m.group(2) else value
+                if math.isfinite(value) and (in_bytes > 10000 - 5) != bool(m.group(2)):      # 5: %.2fk rounding
+                    raise _BadRow(f"`{token}`: openssl speed prints figures above 10000 bytes/s in 1000s with a "
+                                  "`k`, and only those")
+                rates.append(float(Decimal(m.group(1)) * 1000) if m.group(2) else value)
             add_symmetric(b, " ".join(tokens[:-count]), self.sizes, rates, where)
         elif state == "rsa4":
             m = _match("rsa4", line, "an `rsa N bits` row with four times and four rates")
             bits = int(m.group(1))
             f = m.groups()[1:]
-            add_rsa(b, "rsa", bits, {"sign": rate(f[4], f[0]), "verify": rate(f[5], f[1]),
-                                     "encrypt": rate(f[6], f[2]), "decrypt": rate(f[7], f[3])}, where, stripped)
+            add_rsa(b, "rsa", bits, {"sign": rate(f[4], f[0], 6), "verify": rate(f[5], f[1], 6),
+                                     "encrypt": rate(f[6], f[2], 6), "decrypt": rate(f[7], f[3], 6)}, where, stripped)
         elif state == "sign2":
             if m := ROWS["rsa2"].match(line):
                 add_rsa(b, m.group(1), int(m.group(2)),
-                        {"sign": rate(m.group(5), m.group(3)), "verify": rate(m.group(6), m.group(4))},
+                        {"sign": rate(m.group(5), m.group(3), 6), "verify": rate(m.group(6), m.group(4), 6)},
                         where, stripped)
             else:
                 m = _match("curve2", line, "a sign/verify row (`rsa N bits …` or `N bits ecdsa (curve) …`)")
                 alg = curve_signature_alg(m.group(2), m.group(3))
-                add_curve_sig(b, alg, rate(m.group(6), m.group(4)), rate(m.group(7), m.group(5)), where, stripped)
+                add_curve_sig(b, alg, rate(m.group(6), m.group(4), 4), rate(m.group(7), m.group(5), 4), where,
+                              stripped)
         elif state == "op":
             if m := ROWS["ecdh"].match(line):
-                add_kex(b, ecdh_alg(m.group(2)), rate(m.group(4), m.group(3)), where, stripped)
+                add_kex(b, ecdh_alg(m.group(2)), rate(m.group(4), m.group(3), 4), where, stripped)
             else:
                 m = _match("ffdh", line, "an `N bits ecdh (curve)` or `N bits ffdh` row")
-                add_kex(b, f"ffdh-{m.group(1)}", rate(m.group(3), m.group(2)), where, stripped)
+                add_kex(b, f"ffdh-{m.group(1)}", rate(m.group(3), m.group(2), 4), where, stripped)
         elif state in ("kem", "sig"):
             m = _match("three", line, f"a {'KEM' if state == 'kem' else 'signature'} row: name, three times, "
                        "three rates")
             g = m.groups()
             add = add_kem if state == "kem" else add_sigalg
-            add(b, g[0], rate(g[4], g[1]), rate(g[5], g[2]), rate(g[6], g[3]), where, stripped)
+            add(b, g[0], rate(g[4], g[1], 6), rate(g[5], g[2], 6), rate(g[6], g[3], 6), where, stripped)
 
 
 class _BadRow(Exception):

@@ -13,7 +13,7 @@ from rich.text import Text
 from sslperf.results import Measurement, Run
 
 GROUP_ORDER = ("AEAD ciphers", "block ciphers (CBC, CTR)", "digests", "MACs", "signatures", "key exchange", "KEMs",
-               "key generation")
+               "key generation", "TLS handshakes (in memory)", "TLS resumption (in memory)")
 
 
 def throughput(bytes_per_second: float) -> str:
@@ -57,9 +57,16 @@ def tables(run: Run, metric: str = "wall") -> list:
     notes: dict[str, set[str]] = defaultdict(set)
     for group in sorted(by_group, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
         rows = by_group[group]
+        for per_lib in rows.values():
+            for m in per_lib.values():
+                if m.status != "ok" and m.reason:
+                    notes[f"{m.status} on {m.lib}: {m.reason}"].add(m.algorithm)
         sample = next(iter(next(iter(rows.values())).values()))
         if sample.family == "api":
             out.append(_api_table(group, rows, libs, metric))
+            continue
+        if sample.family == "tls":
+            out.append(_tls_table(group, rows, libs, metric))
             continue
         unit = "throughput" if sample.unit == "bytes" or sample.family in ("cipher", "digest", "mac") else "op/s"
         table = Table(title=f"{group} ({unit}, median ±95% CI, {metric} time)", title_justify="left")
@@ -71,9 +78,6 @@ def tables(run: Run, metric: str = "wall") -> list:
             first = next(iter(per_lib.values()))
             table.add_row(escape(first.label),
                           *[cell(per_lib.get(lib), metric, per_lib.get(lib) is best) for lib in libs])
-            for m in per_lib.values():
-                if m.status != "ok" and m.reason:
-                    notes[f"{m.status} on {m.lib}: {m.reason}"].add(m.algorithm)
         out.append(table)
     if notes:
         lines = [f"  {escape(note)} ({', '.join(sorted(algs))})" for note, algs in sorted(notes.items())]
@@ -113,6 +117,34 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
                 text.append(" †", style="dim")
             cells.append(text)
         table.add_row(escape(first.label), *cells)
+    return table
+
+
+def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+    """µs per handshake (the client's and the server's CPU apart) and
+    handshakes per second, libraries side by side, the fastest marked."""
+    table = Table(title=f"{group} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
+                  title_justify="left")
+    table.add_column("protocol group certificate client-SSL_CTX")
+    for lib in libs:
+        table.add_column(escape(lib), justify="right")
+    for per_lib in rows.values():
+        best = _fastest(per_lib.values(), metric)
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            s = m.summary(metric) if m and m.status == "ok" else None
+            if s is None:
+                cells.append(Text(m.status if m else "", style="dim"))
+                continue
+            text = Text(micros(m.micros_per_op(metric)), style="bold green" if m is best else "")
+            text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+            client, server = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
+            if client is not None and server is not None:
+                text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
+            text.append(f"\n{s.median:,.0f}/s" + (" ★" if m is best else ""), style="bold green" if m is best else "")
+            cells.append(text)
+        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
     return table
 
 

@@ -1,0 +1,189 @@
+/* TLS handshakes in memory: client and server in one process over a BIO pair.
+ *
+ *   tls/handshake/PROTO/GROUP/CERT/CTX    CTX: shared (one client SSL_CTX) or
+ *                                         new (SSL_CTX_new + CA file load per
+ *                                         connection, as curl did; seed 001)
+ *   tls/resume/PROTO/HOW/GROUP/CERT       HOW: ticket | session-id (TLS 1.2)
+ *
+ *   PROTO tls1.2 | tls1.3;  GROUP x25519 | p-256 | p-384 | x25519mlkem768;
+ *   CERT rsa-2048 | rsa-3072 | ecdsa-p256 | ecdsa-p384 | ed25519
+ *
+ * One operation is one complete handshake (the client verifies the server's
+ * chain against the CA) including SSL_new/SSL_free. The client's and the
+ * server's CPU time are kept apart. The first handshake is checked: version,
+ * group and cipher as asked, and resumption really resumed. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compat.h"
+#include "harness.h"
+#include "tls.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+struct tls_state {
+    tls_config cfg;
+    SSL_CTX *server_ctx, *client_ctx;
+    SSL_SESSION *session;
+    uint64_t client_ns, server_ns;
+    char ca_file[600];
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int step(SSL *ssl, int *done, uint64_t *spent)
+{
+    uint64_t t0 = thread_cpu_ns();
+    int rc = SSL_do_handshake(ssl);
+    *spent += thread_cpu_ns() - t0;
+    if (rc == 1) {
+        *done = 1;
+        return 1;
+    }
+    int err = SSL_get_error(ssl, rc);
+    return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE;
+}
+
+/* One handshake; on success, `out_client` keeps the client SSL if asked. */
+static int handshake(struct tls_state *s, SSL **keep_client)
+{
+    uint64_t t0 = thread_cpu_ns();
+    SSL_CTX *cctx = s->cfg.new_ctx ? tls_client_ctx(&s->cfg, s->ca_file) : s->client_ctx;
+    SSL *client = cctx ? SSL_new(cctx) : NULL;
+    s->client_ns += thread_cpu_ns() - t0;
+    SSL *server = SSL_new(s->server_ctx);
+    BIO *cbio = NULL, *sbio = NULL;
+    int ok = client && server && BIO_new_bio_pair(&cbio, 0, &sbio, 0);
+    if (ok) {
+        SSL_set_bio(client, cbio, cbio);
+        SSL_set_bio(server, sbio, sbio);
+        SSL_set_connect_state(client);
+        SSL_set_accept_state(server);
+        SSL_set_tlsext_host_name(client, "localhost");
+        if (s->session)
+            ok = SSL_set_session(client, s->session);
+    }
+    int client_done = 0, server_done = 0;
+    for (int rounds = 0; ok && !(client_done && server_done) && rounds < 64; rounds++) {
+        if (!client_done)
+            ok = step(client, &client_done, &s->client_ns);
+        if (ok && !server_done)
+            ok = step(server, &server_done, &s->server_ns);
+    }
+    ok = ok && client_done && server_done;
+    if (ok && s->cfg.proto == TLS1_3_VERSION) {
+        /* Let the client take the session tickets the server sent. */
+        unsigned char byte;
+        uint64_t t1 = thread_cpu_ns();
+        ok = SSL_read(client, &byte, 1) <= 0 && SSL_get_error(client, 0) != SSL_ERROR_SSL;
+        s->client_ns += thread_cpu_ns() - t1;
+    }
+    /* Mark both ends cleanly closed: OpenSSL drops (and makes unresumable) the
+     * session of a connection freed without a shutdown. */
+    if (client)
+        SSL_set_shutdown(client, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    if (server)
+        SSL_set_shutdown(server, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    t0 = thread_cpu_ns();
+    if (ok && keep_client)
+        *keep_client = client;
+    else
+        SSL_free(client);
+    if (s->cfg.new_ctx)
+        SSL_CTX_free(cctx);
+    s->client_ns += thread_cpu_ns() - t0;
+    SSL_free(server);
+    return ok;
+}
+
+static int run_handshakes(void *p, uint64_t iters)
+{
+    struct tls_state *s = p;
+    for (uint64_t i = 0; i < iters; i++)
+        if (!handshake(s, NULL))
+            return 0;
+    return 1;
+}
+
+static void split_times(void *p, uint64_t *client, uint64_t *server)
+{
+    struct tls_state *s = p;
+    *client = s->client_ns;
+    *server = s->server_ns;
+    s->client_ns = s->server_ns = 0;
+}
+
+static void release_tls(void *p)
+{
+    struct tls_state *s = p;
+    if (!s)
+        return;
+    SSL_SESSION_free(s->session);
+    SSL_CTX_free(s->client_ctx);
+    SSL_CTX_free(s->server_ctx);
+    free(s);
+}
+
+/* The first handshake, kept and checked: what was asked is what was got. */
+static prep_status check_first(struct tls_state *s, prep_result *res)
+{
+    SSL *client = NULL;
+    if (!handshake(s, &client))
+        return prep_error(res, "the handshake failed");
+    char problem[200] = "";
+    if (SSL_version(client) != s->cfg.proto)
+        snprintf(problem, sizeof(problem), "negotiated %s, not the version asked", SSL_get_version(client));
+    else if (!tls_cipher_ok(&s->cfg, client))
+        snprintf(problem, sizeof(problem), "negotiated cipher %s", SSL_CIPHER_get_name(SSL_get_current_cipher(client)));
+    else if (!tls_group_ok(&s->cfg, client))
+        snprintf(problem, sizeof(problem), "negotiated another group than %s", s->cfg.group);
+    else if (s->session && !SSL_session_reused(client))
+        snprintf(problem, sizeof(problem), "the session was not resumed");
+    else if (s->cfg.resume && !s->session) {
+        s->session = SSL_get1_session(client);      /* later handshakes resume this one */
+        if (!s->session || !SSL_SESSION_is_resumable(s->session))
+            snprintf(problem, sizeof(problem), "the server gave no resumable session");
+    }
+    SSL_free(client);
+    if (problem[0])
+        return prep_error(res, "%s", problem);
+    if (s->cfg.resume && s->session == NULL)
+        return prep_error(res, "no session to resume");
+    return PREP_OK;
+}
+
+prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res)
+{
+    struct tls_state *s = calloc(1, sizeof(*s));
+    prep_status status;
+    if (!s)
+        return prep_error(res, "out of memory");
+    status = tls_parse(name, &s->cfg, res);
+    if (status == PREP_OK)
+        status = tls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, s->ca_file, sizeof(s->ca_file), res);
+    if (status == PREP_OK)
+        status = check_first(s, res);
+    if (status == PREP_OK && s->cfg.resume)
+        status = check_first(s, res);        /* now resuming: check that it does */
+    if (status != PREP_OK) {
+        release_tls(s);
+        return status;
+    }
+    s->client_ns = s->server_ns = 0;
+    out->unit = UNIT_OPS;
+    out->state = s;
+    out->run = run_handshakes;
+    out->split = split_times;
+    out->release = release_tls;
+    snprintf(out->note, sizeof(out->note), "%s", s->cfg.note);
+    return PREP_OK;
+}

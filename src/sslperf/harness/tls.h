@@ -1,0 +1,27 @@
+/* TLS case configuration, shared by tls.c (the handshake loop) and
+ * tls_setup.c (parsing, certificates, contexts, checks). */
+#ifndef SSLPERF_TLS_H
+#define SSLPERF_TLS_H
+
+#include <openssl/ssl.h>
+
+#include "harness.h"
+
+typedef struct {
+    int proto;                /* TLS1_2_VERSION or TLS1_3_VERSION */
+    const char *group;        /* x25519, p-256, p-384, x25519mlkem768 */
+    int group_id;             /* its TLS codepoint */
+    const char *cert;         /* rsa-2048 … ed25519 */
+    int new_ctx;              /* a new client SSL_CTX (with CA load) per connection */
+    int resume;               /* 0, or resume by ticket (1) or session id (2) */
+    char note[REASON_MAX];
+} tls_config;
+
+prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res);
+prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, char *ca_file, size_t ca_file_len,
+                          prep_result *res);
+SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file);
+int tls_cipher_ok(const tls_config *cfg, const SSL *client);
+int tls_group_ok(const tls_config *cfg, const SSL *client);
+
+#endif

@@ -1,0 +1,243 @@
+/* TLS cases: parsing the name, making the CA and the server certificate in
+ * memory, the CA bundle file a curl-like client loads, the two SSL_CTXs,
+ * and checking what a handshake negotiated. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "harness.h"
+#include "tls.h"
+
+#include <openssl/ec.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+static const struct {
+    const char *name, *list_name;
+    int id;
+} GROUPS[] = {
+    {"x25519", "X25519", 29}, {"p-256", "P-256", 23}, {"p-384", "P-384", 24},
+    {"x25519mlkem768", "X25519MLKEM768", 0x11ec},
+};
+
+static const struct {
+    const char *name;
+    int type, param;     /* EVP_PKEY_RSA bits / EVP_PKEY_EC curve / EVP_PKEY_ED25519 */
+} CERTS[] = {
+    {"rsa-2048", EVP_PKEY_RSA, 2048}, {"rsa-3072", EVP_PKEY_RSA, 3072},
+    {"ecdsa-p256", EVP_PKEY_EC, NID_X9_62_prime256v1}, {"ecdsa-p384", EVP_PKEY_EC, NID_secp384r1},
+    {"ed25519", EVP_PKEY_ED25519, 0},
+};
+
+prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res)
+{
+    int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
+    size_t g, c;
+    if (name->n != 6 || !(resume || strcmp(name->part[1], "handshake") == 0))
+        return prep_unknown(res, "tls cases are tls/handshake/PROTO/GROUP/CERT/shared|new or "
+                                 "tls/resume/PROTO/ticket|session-id/GROUP/CERT");
+    const char *proto = name->part[2];
+    const char *group = name->part[resume ? 4 : 3], *cert = name->part[resume ? 5 : 4];
+    cfg->proto = strcmp(proto, "tls1.3") == 0 ? TLS1_3_VERSION : strcmp(proto, "tls1.2") == 0 ? TLS1_2_VERSION : 0;
+    if (!cfg->proto)
+        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
+    for (g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]) && strcmp(GROUPS[g].name, group) != 0; g++)
+        ;
+    for (c = 0; c < sizeof(CERTS) / sizeof(CERTS[0]) && strcmp(CERTS[c].name, cert) != 0; c++)
+        ;
+    if (g == sizeof(GROUPS) / sizeof(GROUPS[0]))
+        return prep_unknown(res, "unknown group \"%s\" (x25519, p-256, p-384, x25519mlkem768)", group);
+    if (c == sizeof(CERTS) / sizeof(CERTS[0]))
+        return prep_unknown(res, "unknown certificate \"%s\" (rsa-2048, rsa-3072, ecdsa-p256, ecdsa-p384, ed25519)",
+                            cert);
+    cfg->group = GROUPS[g].name;
+    cfg->group_id = GROUPS[g].id;
+    cfg->cert = CERTS[c].name;
+    if (resume) {
+        cfg->resume = strcmp(name->part[3], "ticket") == 0 ? 1 : strcmp(name->part[3], "session-id") == 0 ? 2 : 0;
+        if (!cfg->resume)
+            return prep_unknown(res, "resumption is by ticket or session-id, not \"%s\"", name->part[3]);
+        if (cfg->resume == 2 && cfg->proto == TLS1_3_VERSION)
+            return prep_na(res, "TLS 1.3 has no session-id resumption (it resumes with tickets)");
+    } else {
+        cfg->new_ctx = strcmp(name->part[5], "new") == 0;
+        if (!cfg->new_ctx && strcmp(name->part[5], "shared") != 0)
+            return prep_unknown(res, "the client SSL_CTX is shared or new, not \"%s\"", name->part[5]);
+    }
+    if (cfg->group_id == 0x11ec && cfg->proto != TLS1_3_VERSION)
+        return prep_na(res, "X25519MLKEM768 is a TLS 1.3 group");
+    return PREP_OK;
+}
+
+static EVP_PKEY *make_key(const char *cert)
+{
+    for (size_t c = 0; c < sizeof(CERTS) / sizeof(CERTS[0]); c++) {
+        if (strcmp(CERTS[c].name, cert) != 0)
+            continue;
+        EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(CERTS[c].type, NULL);
+        EVP_PKEY *key = NULL;
+        int ok = ctx && EVP_PKEY_keygen_init(ctx) > 0
+                 && (CERTS[c].type != EVP_PKEY_RSA || EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, CERTS[c].param) > 0)
+                 && (CERTS[c].type != EVP_PKEY_EC || EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, CERTS[c].param) > 0)
+                 && EVP_PKEY_keygen(ctx, &key) > 0;
+        EVP_PKEY_CTX_free(ctx);
+        return ok ? key : NULL;
+    }
+    return NULL;
+}
+
+/* A certificate for `key` named `cn`, signed by `issuer_key` (self-signed when
+ * `issuer` is NULL). */
+static X509 *certificate(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *issuer_key, int ca)
+{
+    X509 *cert = X509_new();
+    X509_NAME *name = X509_NAME_new();
+    X509_EXTENSION *ext = NULL;
+    int ok = cert && name && X509_set_version(cert, 2) && ASN1_INTEGER_set(X509_get_serialNumber(cert), ca ? 1 : 2)
+             && X509_gmtime_adj(X509_getm_notBefore(cert), -3600)
+             && X509_gmtime_adj(X509_getm_notAfter(cert), 3600L * 24 * 30)
+             && X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0)
+             && X509_set_subject_name(cert, name)
+             && X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name)
+             && X509_set_pubkey(cert, key);
+    if (ok) {
+        ext = ca ? X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints, "critical,CA:TRUE")
+                 : X509V3_EXT_conf_nid(NULL, NULL, NID_subject_alt_name, "DNS:localhost");
+        ok = ext && X509_add_ext(cert, ext, -1);
+    }
+    ok = ok && X509_sign(cert, issuer_key, EVP_sha256()) > 0;
+    X509_EXTENSION_free(ext);
+    X509_NAME_free(name);
+    if (!ok) {
+        X509_free(cert);
+        return NULL;
+    }
+    return cert;
+}
+
+/* The CA bundle a curl-like client loads: the ~150 certificates that
+ * `sslperf` made (SSLPERF_CERT_DIR/ca-bundle.pem) plus this run's CA. */
+static int write_ca_file(X509 *ca, char *path, size_t len)
+{
+    const char *dir = getenv("SSLPERF_CERT_DIR");
+    char filler[700];
+    if (!dir || !*dir)
+        return 0;
+    snprintf(path, len, "%s/tls-ca-XXXXXX", dir);
+    int fd = mkstemp(path);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out)
+        return 0;
+    snprintf(filler, sizeof(filler), "%s/ca-bundle.pem", dir);
+    FILE *in = fopen(filler, "r");
+    if (in) {
+        char buf[8192];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+            fwrite(buf, 1, n, out);
+        fclose(in);
+    }
+    int ok = PEM_write_X509(out, ca);
+    return fclose(out) == 0 && ok;
+}
+
+static int configure(SSL_CTX *ctx, const tls_config *cfg, int server)
+{
+    static const char *groups[] = {"X25519", "P-256", "P-384", "X25519MLKEM768"};
+    const char *list = cfg->group_id == 29 ? groups[0] : cfg->group_id == 23 ? groups[1]
+                       : cfg->group_id == 24 ? groups[2] : groups[3];
+    int rsa = strncmp(cfg->cert, "rsa", 3) == 0;
+    char both[64];
+    /* TLS 1.2 uses the group list for the ECDSA certificate's curve too. */
+    const char *cert_curve = strcmp(cfg->cert, "ecdsa-p256") == 0 ? "P-256"
+                             : strcmp(cfg->cert, "ecdsa-p384") == 0 ? "P-384" : NULL;
+    if (cfg->proto == TLS1_2_VERSION && cert_curve && strcmp(cert_curve, list) != 0) {
+        snprintf(both, sizeof(both), "%s:%s", list, cert_curve);
+        list = both;
+    }
+    int ok = SSL_CTX_set_min_proto_version(ctx, cfg->proto) && SSL_CTX_set_max_proto_version(ctx, cfg->proto)
+             && SSL_CTX_set1_groups_list(ctx, list);
+    if (ok && cfg->proto == TLS1_2_VERSION)
+        ok = SSL_CTX_set_cipher_list(ctx, rsa ? "ECDHE-RSA-AES128-GCM-SHA256" : "ECDHE-ECDSA-AES128-GCM-SHA256");
+#if !SP_BORINGSSL
+    if (ok && cfg->proto == TLS1_3_VERSION)
+        ok = SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256");
+#endif
+    if (ok && server && cfg->resume == 2)
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    return ok;
+}
+
+SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (ctx && configure(ctx, cfg, 0) && SSL_CTX_load_verify_locations(ctx, ca_file, NULL)) {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        return ctx;
+    }
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, char *ca_file, size_t ca_file_len,
+                          prep_result *res)
+{
+    EVP_PKEY *ca_key = make_key("ecdsa-p256"), *key = make_key(cfg->cert);
+    X509 *ca = ca_key ? certificate(ca_key, "sslperf TLS test CA", NULL, ca_key, 1) : NULL;
+    X509 *leaf = ca && key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
+    prep_status status = PREP_OK;
+
+    if (!key)
+        status = prep_na(res, "%s cannot make %s keys", sp_flavor(), cfg->cert);
+    else if (!leaf)
+        status = prep_error(res, "cannot make the test certificates");
+    else if (!write_ca_file(ca, ca_file, ca_file_len))
+        status = prep_na(res, "no certificate directory (SSLPERF_CERT_DIR is set by `sslperf tls`)");
+    if (status == PREP_OK) {
+        *server = SSL_CTX_new(TLS_server_method());
+        if (!*server || !configure(*server, cfg, 1) || !SSL_CTX_use_certificate(*server, leaf)
+            || !SSL_CTX_use_PrivateKey(*server, key))
+            status = prep_na(res, "the server cannot be set up for %s with %s and %s", cfg->proto == TLS1_3_VERSION
+                             ? "TLS 1.3" : "TLS 1.2", cfg->group, cfg->cert);
+    }
+    if (status == PREP_OK && !(*client = tls_client_ctx(cfg, ca_file)))
+        status = prep_na(res, "the client cannot be set up for group %s", cfg->group);
+    snprintf(cfg->note, sizeof(cfg->note), "client verifies a %s chain against a CA file of %s", cfg->cert,
+             getenv("SSLPERF_CERT_DIR") ? "~150 certificates" : "one certificate");
+    X509_free(leaf);
+    X509_free(ca);
+    EVP_PKEY_free(key);
+    EVP_PKEY_free(ca_key);
+    return status;
+}
+
+int tls_cipher_ok(const tls_config *cfg, const SSL *client)
+{
+    const SSL_CIPHER *cipher = SSL_get_current_cipher(client);
+    unsigned id = cipher ? SSL_CIPHER_get_protocol_id(cipher) : 0;
+    if (cfg->proto == TLS1_3_VERSION)
+        return id == 0x1301;                                   /* TLS_AES_128_GCM_SHA256 */
+    return id == (strncmp(cfg->cert, "rsa", 3) == 0 ? 0xc02f : 0xc02b);
+}
+
+int tls_group_ok(const tls_config *cfg, const SSL *client)
+{
+#if SP_BSSL
+    return SSL_get_group_id(client) == cfg->group_id;
+#elif SP_OSSL3
+    int nid = SSL_get_negotiated_group((SSL *)client);
+    if (nid & TLSEXT_nid_unknown)
+        return (nid & 0xffff) == cfg->group_id;
+    int id = nid == NID_X25519 ? 29 : nid == NID_X9_62_prime256v1 ? 23 : nid == NID_secp384r1 ? 24 : -1;
+    return id == cfg->group_id;
+#else
+    /* 1.1.1 cannot say which group TLS 1.3 used; both sides offer only the one asked for. */
+    (void)cfg, (void)client;
+    return 1;
+#endif
+}
