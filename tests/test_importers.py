@@ -62,7 +62,7 @@ def rate(run: Run, case: str) -> float:
 
 def table_value(text: str, row: str, column: int = 0) -> float:
     """A figure of the symmetric table read straight from the text: bytes/s."""
-    line = next(line for line in text.splitlines() if line.split() and line.startswith(row))
+    line = next(line for line in text.splitlines() if line.lower().startswith(row.lower() + " "))
     figure = line.split()[len(row.split()) + column]
     return float(figure.rstrip("k")) * (1000 if figure.endswith("k") else 1)
 
@@ -105,7 +105,7 @@ def test_every_real_sample_imports_into_the_model(name):
 
 
 def test_text_that_is_not_speed_output_is_refused_with_a_clear_error():
-    for text in ((Path(__file__).parent.parent / "README.md").read_text(), "", "OpenSSL rocks\n"):
+    for text in ((DATA / "README.md").read_text(), "", "OpenSSL rocks\n"):
         with pytest.raises(SslperfError) as info:
             parse(text)
         assert "openssl speed" in str(info.value) and "bssl speed" in str(info.value)
@@ -145,8 +145,9 @@ def test_system_openssl_text_output(system_runs):
     assert run.libs[0].name == f"openssl-{version}" and run.libs[0].flavor == "openssl"
     assert run.libs[0].version == version
     env = run.environment
-    assert env["compiler"].startswith("gcc") and env["cpuinfo"].startswith("OPENSSL_ia32cap=")
-    assert "built_on" in env and "options" in env
+    assert env["compiler"] and env["built_on"] and env["options"]
+    if "CPUINFO:" in text:                                  # 3.x and later
+        assert env["cpuinfo"].startswith("OPENSSL_ia32cap=") and run.libs[0].ia32cap in env["cpuinfo"]
     gcm = by_case(run)["cipher/aes-128-gcm/encrypt/16/speed-compat"]
     assert (gcm.group, gcm.bytes_per_op) == ("AEAD ciphers", 16)
     assert gcm.reported_rates == [pytest.approx(table_value(text, "AES-128-GCM"))]
@@ -155,15 +156,18 @@ def test_system_openssl_text_output(system_runs):
 
     rsa = parse(system_runs["rsa"])
     check_model(rsa)
-    row = next(line for line in system_runs["rsa"].splitlines() if line.startswith("rsa"))
-    sign, verify = map(float, row.split()[-2:])
-    assert (rate(rsa, "sig/rsa-2048/sign"), rate(rsa, "sig/rsa-2048/verify")) == (sign, verify)
+    row = next(line for line in system_runs["rsa"].splitlines() if line.startswith("rsa")).split()
+    # `rsa 2048 bits s s sign/s verify/s`, or with encrypt/decrypt columns (later 3.x) four of each
+    sign, verify = map(float, row[-2:] if len(row) == 7 else row[-4:-2])
+    assert rate(rsa, "sig/rsa-2048/sign") == pytest.approx(sign, rel=2e-3)
+    assert rate(rsa, "sig/rsa-2048/verify") == pytest.approx(verify, rel=2e-3)
     assert verify > sign > 10
 
 
 @needs_openssl
 def test_system_openssl_mr_output_matches_its_text_output(system_runs):
-    text, mr = parse(system_runs["text"]), parse(system_runs["mr"], lib_name=parse(system_runs["text"]).libs[0].name)
+    text = parse(system_runs["text"])
+    mr = parse(system_runs["mr"], lib_name=text.libs[0].name)        # -mr prints no version line
     check_model(mr)
     assert detect_format(system_runs["mr"]) == "openssl-mr"
     assert mr.libs[0].name == text.libs[0].name and mr.libs[0].version == text.libs[0].version
@@ -231,7 +235,8 @@ def test_openssl_3_6_3_kem_signature_and_four_column_rsa_tables():
         [26563.6, 42028.6, 29429.3]
     assert rate(run, "keygen/ml-dsa-65") == 4363.6
     assert (rate(run, "sig/ml-dsa-65/sign"), rate(run, "sig/ml-dsa-65/verify")) == (758.2, 5179.0)
-    assert rate(run, "kem/rsa-2048/keygen") == 23.5
+    # key generation: 0.042500 s per key is more precise than the 23.5 op/s printed beside it
+    assert rate(run, "kem/rsa-2048/keygen") == pytest.approx(1 / 0.042500)
     assert rate(run, "sig/ed25519/sign") == 25856.6
     # the RSA table failed in that run (-bytes 16): openssl's error lines are kept as warnings
     assert any("invalid signature size" in w for w in run.warnings)
@@ -241,7 +246,8 @@ def test_openssl_3_6_3_kem_signature_and_four_column_rsa_tables():
                                    "pke/rsa-2048/decrypt")] == [3489.8, 49827.3, 47281.6, 3318.4]
     assert by_case(rsa)["pke/rsa-2048/encrypt"].group == "public-key encryption"
     # the signature table measures RSA again through its own loop: kept apart, not mixed in
-    assert rate(rsa, "sig/rsa-2048/sign/sig-table") == 3234.9 and rate(rsa, "keygen/rsa-2048") == 23.0
+    assert rate(rsa, "sig/rsa-2048/sign/sig-table") == 3234.9
+    assert rate(rsa, "keygen/rsa-2048") == pytest.approx(1 / 0.043529)
 
 
 def test_openssl_3_6_3_mr_names_kem_and_signatures_from_the_plus_r_lines():

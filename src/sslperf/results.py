@@ -45,6 +45,10 @@ class Measurement:
             return self.operation          # the pattern; the group names the topic
         if self.family == "tls":
             return " ".join(self.case.split("/")[1:])
+        if self.family == "tls-loopback":
+            return "GET " + " ".join(self.case.split("/")[2:])
+        if self.family == "tls-threads":
+            return f"{self.operation}: {self.algorithm}"
         parts = [self.algorithm, self.operation if self.family in ("cipher", "sig", "kem", "kex") else ""]
         if self.size is not None:
             parts.append(f"{self.size} B")

@@ -175,10 +175,17 @@ def parse_case(text: str) -> Case:
             return pkey("kem", parts[1], parts[2])
         if family == "keygen" and len(parts) == 2 and parts[1] in SIGNATURES + KEY_EXCHANGES:
             return pkey("keygen", parts[1])
-        if family in ("api", "tls"):
-            for case in (api_cases() if family == "api" else tls_suite("full")):
+        if family == "api":
+            for case in api_cases():
                 if case.id == text.strip():
                     return case
+        if family == "tls" and len(parts) == 6 and parts[2] in ("tls1.2", "tls1.3"):
+            if parts[1] == "handshake" and parts[3] in TLS_GROUPS and parts[4] in TLS_CERTS \
+                    and parts[5] in ("shared", "new"):
+                return tls_handshake(*parts[2:])
+            if parts[1] == "resume" and parts[3] in ("ticket", "session-id") and parts[4] in TLS_GROUPS \
+                    and parts[5] in TLS_CERTS:
+                return tls_resume(*parts[2:])
     except ValueError:
         pass
     raise SslperfError(

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 
 from sslperf import suites
-from sslperf.cli.common import measure
+from sslperf.cli.common import measure, open_store
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 
@@ -46,16 +46,30 @@ def certificate_dir(lib) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
+@click.option("--loopback", is_flag=True,
+              help="Instead: real HTTPS GETs over 127.0.0.1 (connect, pretransfer, total per request), with a "
+                   "new SSL_CTX per request (curl's way) and with a shared one.")
+@click.option("--requests", type=click.IntRange(1, 10000), default=30, show_default=True,
+              help="Requests per loopback measurement (seed 001 used 30).")
+@click.option("--server-lib", help="Library of the loopback server (default: the same as the client), so the "
+                                   "client side of a version change is seen alone.")
+@click.option("--threads", "thread_list", help="Instead: handshakes/s on a shared SSL_CTX with these thread "
+                                               "counts, e.g. 1,2,4.")
+@click.option("--thread-seconds", type=click.FloatRange(0.1, 60), default=2.0, show_default=True)
 @click.pass_context
-def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no_store, list_only) -> None:
+def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no_store, list_only, loopback,
+        requests, server_lib, thread_list, thread_seconds) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did, seed
     001). Each handshake is checked for the version, group and cipher asked.
 
     \b
-    Example (seed 001: 3.0 made new connections slower than 1.1.1):
+    Examples (seed 001: 3.0 made new connections slower than 1.1.1):
       sslperf tls --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
+      sslperf tls --loopback --lib openssl-1.1.1w --lib openssl-3.0 --requests 30
+      sslperf tls --loopback --lib openssl-3.0 --server-lib openssl-1.1.1w
+      sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
     """
     from sslperf.report.terminal import print_run
     from sslperf.runner import Settings
@@ -69,11 +83,79 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
     libs = [installed.find(name) for name in (lib_names or ("system",))]
     workdir = certificate_dir(libs[0])
     try:
-        run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf tls", {"suite": "tls"},
-                      {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
+        if loopback or thread_list:
+            run = _extras(ctx, libs, cases, workdir, loopback, requests, server_lib, thread_list, thread_seconds,
+                          samples, no_store)
+        else:
+            run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf tls", {"suite": "tls"},
+                          {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if as_json:
         click.echo(json.dumps(run.to_dict(), indent=1))
         return
     print_run(run, console)
+
+
+def _extras(ctx, libs, cases, workdir: Path, loopback: bool, requests: int, server_lib: str | None,
+            thread_list: str | None, thread_seconds: float, rounds: int, no_store: bool):
+    """Loopback requests or thread scaling: each result is kept as it ends."""
+    from sslperf import environment
+    from sslperf import loopback as extra
+    from sslperf.native import Worker
+    from sslperf.results import LibInfo, Run
+
+    run = Run.new({"suite": "tls-loopback" if loopback else "tls-threads", "requests": requests,
+                   "server_lib": server_lib, "threads": thread_list}, environment.capture())
+    for lib in libs:
+        with Worker(lib) as worker:
+            info = worker.request("info", timeout=60).data
+        run.libs.append(LibInfo(lib.name, lib.flavor, lib.version, info.get("version_string", ""), lib.variant_label,
+                                lib.kind, info.get("ia32cap")))
+    store = None if no_store else open_store(ctx)
+    if store:
+        store.begin(run, source="sslperf tls")
+    server = installed.find(server_lib) if server_lib else None
+    try:
+        if loopback:
+            shapes = sorted({tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")})
+            shapes = shapes if len(shapes) <= 2 else [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048")]
+            for proto, group, cert in shapes:
+                for mode in ("new", "shared"):
+                    for lib in libs:
+                        m = extra.loopback(lib, server or lib, workdir, proto, group, cert, mode, requests)
+                        _keep(run, store, m)
+        if thread_list:
+            counts = _thread_counts(thread_list)
+            case_id = next((c.id for c in cases if c.id.startswith("tls/handshake/")),
+                           "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
+            for lib in libs:
+                for m in extra.threads(lib, workdir, case_id, counts, int(thread_seconds * 1000), max(rounds // 3, 3)):
+                    _keep(run, store, m)
+            cpus = run.environment.get("cpus") or 1
+            if max(counts) > cpus:
+                run.warnings.append(f"this machine has {cpus} CPUs: beyond {cpus} threads the figures show only "
+                                    "threads sharing cores, not lock contention; on larger machines more threads "
+                                    "would show where OpenSSL 3.0's locking stops scaling.")
+        run.complete = True
+    finally:
+        run.finished = environment.capture()["time"]
+        if store:
+            store.finish(run)
+    return run
+
+
+def _keep(run, store, measurement) -> None:
+    run.measurements.append(measurement)
+    if store:
+        store.add(run.id, measurement)
+
+
+def _thread_counts(text: str) -> list[int]:
+    try:
+        counts = sorted({int(part) for part in text.split(",")})
+    except ValueError:
+        counts = []
+    if not counts or counts[0] < 1 or counts[-1] > 256:
+        raise SslperfError(f"`{text}` is not a list of thread counts between 1 and 256, e.g. --threads 1,2,4.")
+    return counts

@@ -59,6 +59,10 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
 
 /* Helpers shared by the family files. */
 int make_certs(const char *dir, int count);
+int https_server(int argc, char **argv);
+int https_get(int argc, char **argv);
+int tls_threads(const char *case_id, int threads, int milliseconds);
+void json_string(const char *s);     /* prints s as a JSON string */
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);
 prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */

@@ -5,6 +5,7 @@
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
+ *   harness https-server | https-get | tls-threads   loopback and threads (loopback.c)
  *
  * serve commands, one per line, each answered by one JSON line:
  *   info | prepare ID | calibrate ID TARGET_NS | sample ID ITERS COUNT | release ID | quit
@@ -35,21 +36,6 @@ static int n_prepared;
 
 /* ---- JSON output ---------------------------------------------------- */
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void json_u64_array(const uint64_t *v, int n)
 {
     putchar('[');
@@ -61,12 +47,12 @@ static void json_u64_array(const uint64_t *v, int n)
 static void emit_status(const char *type, const char *id, const char *reason)
 {
     printf("{\"type\":");
-    json_str(type);
+    json_string(type);
     printf(",\"case\":");
-    json_str(id);
+    json_string(id);
     if (reason) {
         printf(",\"reason\":");
-        json_str(reason);
+        json_string(reason);
     }
     printf("}\n");
     fflush(stdout);
@@ -83,9 +69,9 @@ extern unsigned int OPENSSL_ia32cap_P[] __attribute__((weak));
 static void emit_info(void)
 {
     printf("{\"type\":\"info\",\"flavor\":");
-    json_str(sp_flavor());
+    json_string(sp_flavor());
     printf(",\"version_string\":");
-    json_str(OpenSSL_version(OPENSSL_VERSION));
+    json_string(OpenSSL_version(OPENSSL_VERSION));
     printf(",\"version_number\":%lu", (unsigned long)OPENSSL_VERSION_NUMBER);
     printf(",\"speed_aead_rekey\":%s", SP_SPEED_AEAD_REKEY ? "true" : "false");
     printf(",\"ia32cap\":");
@@ -94,7 +80,7 @@ static void emit_info(void)
     if (cap != NULL) {
         char caps[80];
         snprintf(caps, sizeof(caps), "0x%08x%08x:0x%08x%08x", cap[1], cap[0], cap[3], cap[2]);
-        json_str(caps);
+        json_string(caps);
     } else {
         printf("null");
     }
@@ -222,11 +208,11 @@ static const char *status_type(prep_status status)
 static void emit_prepared(const bench_case *c)
 {
     printf("{\"type\":\"prepared\",\"case\":");
-    json_str(c->id);
+    json_string(c->id);
     printf(",\"unit\":\"%s\",\"bytes_per_op\":%zu", c->unit == UNIT_BYTES ? "bytes" : "ops", c->bytes_per_op);
     if (c->note[0]) {
         printf(",\"note\":");
-        json_str(c->note);
+        json_string(c->note);
     }
     printf("}\n");
     fflush(stdout);
@@ -254,7 +240,7 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
         }
     }
     printf("{\"type\":\"%s\",\"case\":", emit_type_result ? "result" : "samples");
-    json_str(c->id);
+    json_string(c->id);
     printf(",\"unit\":\"%s\",\"bytes_per_op\":%zu,\"ops\":", c->unit == UNIT_BYTES ? "bytes" : "ops",
            c->bytes_per_op);
     json_u64_array(ops, count);
@@ -270,10 +256,10 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
     }
     if (emit_type_result) {
         printf(",\"library\":");
-        json_str(OpenSSL_version(OPENSSL_VERSION));
+        json_string(OpenSSL_version(OPENSSL_VERSION));
         if (c->note[0]) {
             printf(",\"note\":");
-            json_str(c->note);
+            json_string(c->note);
         }
     }
     printf("}\n");
@@ -376,16 +362,22 @@ int main(int argc, char **argv)
         return run_mode(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "serve") == 0)
         return serve_mode();
+    if (argc >= 2 && strcmp(argv[1], "https-server") == 0)
+        return https_server(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "https-get") == 0)
+        return https_get(argc - 2, argv + 2);
+    if (argc == 5 && strcmp(argv[1], "tls-threads") == 0)
+        return tls_threads(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (argc == 4 && strcmp(argv[1], "mkcerts") == 0) {
         int ok = make_certs(argv[2], atoi(argv[3]));
         if (!ok)
             ERR_print_errors_fp(stderr);
         printf("{\"type\":\"%s\",\"dir\":", ok ? "certs" : "error");
-        json_str(argv[2]);
+        json_string(argv[2]);
         printf("}\n");
         return ok ? 0 : 1;
     }
-    fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve | mkcerts DIR COUNT\n",
-            argv[0]);
+    fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve | mkcerts DIR COUNT | "
+                    "https-server ... | https-get ... | tls-threads CASE THREADS MS\n", argv[0]);
     return 2;
 }

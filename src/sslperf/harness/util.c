@@ -84,3 +84,18 @@ int hex_equal(const unsigned char *bytes, size_t len, const char *hex)
     }
     return 1;
 }
+
+void json_string(const char *s)
+{
+    putchar('"');
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}

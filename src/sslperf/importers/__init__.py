@@ -93,7 +93,9 @@ def parse(text: str, fmt: str | None = None, lib_name: str | None = None, source
                                hint="Leave the format out to have it detected.")
         environment = parser.environment
         name = lib_name or (f"{flavor}-{version}" if version else flavor)
-        lib = LibInfo(name, flavor, version, version_string, "unknown", "imported")
+        ia32cap = re.search(r"OPENSSL_ia32cap=(\S+)", environment.get("cpuinfo", ""))
+        lib = LibInfo(name, flavor, version, version_string, "unknown", "imported",
+                      ia32cap.group(1) if ia32cap else None)
     for m in builder.measurements.values():
         m.lib = lib.name
     settings = {"source": SOURCE[fmt], "format": fmt, "file": source_name}

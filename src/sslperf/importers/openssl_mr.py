@@ -45,7 +45,7 @@ class MrParser:
         self.b = builder
         self.sizes: list[int] | None = None
         self.rows: list[tuple[int, str, str, list[str]]] = []       # (line no, line, code, fields)
-        self.counts: dict[str, list[list[str]]] = {}                 # +R code → fields of each line
+        self.counts: dict[str, list[tuple[int, list[str]]]] = {}     # +R code → (line no, fields) of each line
 
     def fail(self, n: int, line: str, problem: str):
         return line_error(self.source, n, line, problem)
@@ -73,7 +73,7 @@ class MrParser:
             elif code.startswith("F"):
                 self.rows.append((n, line, code, fields))
             elif code.startswith("R") and code != "R":
-                self.counts.setdefault(code, []).append(fields)
+                self.counts.setdefault(code, []).append((n, fields))
         if not self.rows:
             raise ImportFailed(f"{self.source}: no +F result line was found in the openssl speed -mr output.",
                                hint="The +F lines are printed on standard output at the end of the run; give the "
@@ -107,7 +107,7 @@ class MrParser:
                 four, three = four or "." in fields[1], three or "." not in fields[1]
             elif code in ("F6", "F10"):
                 three = True
-        if any(not _numeric(f[1]) for code in ("R7", "R8", "R9") for f in self.counts.get(code, []) if len(f) > 1):
+        if any(not _numeric(f[1]) for code in ("R7", "R8", "R9") for _, f in self.counts.get(code, []) if len(f) > 1):
             four = True
         if four and three:
             n, line, _, _ = self.rows[0]
@@ -127,7 +127,7 @@ class MrParser:
         return any(self.counts.get(c) for c in codes)
 
     def _kind(self, row) -> str:
-        code, fields = row[2], row[3]
+        code = row[2]
         if self.generation == "4":
             return {"F8": "kem", "F9": "sig"}.get(code, "")
         return {"F9": "kem", "F10": "sig"}.get(code, "")
@@ -135,7 +135,7 @@ class MrParser:
     def _named(self, code: str) -> list[str]:
         """Names on 4.x's +R7 (EC sign) / +R9 (ECDH) lines, in order of first appearance."""
         names: list[str] = []
-        for fields in self.counts.get(code, []):
+        for _, fields in self.counts.get(code, []):
             if len(fields) > 1 and not _numeric(fields[1]) and fields[1] not in names:
                 names.append(fields[1])
         return names
@@ -144,10 +144,9 @@ class MrParser:
         if not rows:
             return []
         names: list[str] = []
-        for code in codes:
-            for fields in self.counts.get(code, []):
-                if len(fields) > 1 and fields[1] not in names:
-                    names.append(fields[1])
+        for _, fields in sorted(line for code in codes for line in self.counts.get(code, [])):
+            if len(fields) > 1 and fields[1] not in names:       # in the order they ran (-multi repeats them)
+                names.append(fields[1])
         if len(names) != len(rows):
             n, line, _, _ = rows[0]
             found = f"{len(names)} named on the +R lines" if names else "no +R line naming them"
@@ -191,7 +190,7 @@ class MrParser:
             add_curve_sig(b, curve_signature_alg("EC", name), _f6(f[2]), _f6(f[3]), where, label, note)
         elif code == "F5":
             name, note = self._curve("F5", int(f[1]), ordinal)
-            add_kex(b, ecdh_alg(name), self._op_rate(f[2], f[3], n, line), where, label, note)
+            add_kex(b, ecdh_alg(name), self._op_rate(f[2], f[3], n, line, ecdh=True), where, label, note)
         elif code == "F6" or (code == "F7" and len(f) == 5):
             kind = "EdDSA" if code == "F6" else "SM2"
             add_curve_sig(b, curve_signature_alg(kind, f[2]), _f6(f[3]), _f6(f[4]), where, label)
@@ -230,13 +229,14 @@ class MrParser:
         name = options[min(ordinal[key], len(options)) - 1]
         return name, f"curve inferred from its size ({bits} bits): openssl speed -mr does not name it"
 
-    def _op_rate(self, ops: str, secs: str, n: int, line: str) -> float:
+    def _op_rate(self, ops: str, secs: str, n: int, line: str, ecdh: bool = False) -> float:
+        """op/s of a +F5 (ECDH) or FFDH line, which prints op/s then s/op."""
         a, b = _f6(ops), _f6(secs)
         if math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0:
-            if a < 1 < b:
+            if ecdh and a < 1 < b:
                 raise self.fail(n, line, "this line gives seconds before op/s, as LibreSSL's -mr does; LibreSSL "
                                 "-mr output is not supported, import its text output instead")
-            if abs(a * b - 1) > 0.02:
+            if abs(1 / a - b) > 0.5e-6 * 1.01:
                 raise self.fail(n, line, "op/s and s/op on this line do not agree")
         return a
 

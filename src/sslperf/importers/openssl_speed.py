@@ -4,10 +4,12 @@ The result section starts with the version line ("OpenSSL 1.1.1w  11 Sep
 2023", "version: 3.0.19", "LibreSSL 3.3.6"), then built on/options/compiler
 (and CPUINFO on 3.x), then one table per kind: the symmetric table in 1000s of
 bytes/s ("k"; figures of 10000 bytes/s or less are printed without the k and
-are bytes/s), RSA (sign/verify, and encrypt/decrypt from 3.2 on), DSA, ECDSA
-("EC" on 4.x), ECDH, EdDSA, SM2, FFDH, and the KEM and signature tables of
-3.5+. What comes before the version line (the "Doing …" progress of standard
-error, a shell prompt) is skipped; after it every line must belong to a table.
+are bytes/s), RSA (sign/verify; later 3.x such as 3.6 add encrypt/decrypt
+columns), DSA, ECDSA ("EC" on 4.x, which also holds EdDSA), ECDH, EdDSA, SM2,
+FFDH, and the KEM and signature tables of later 3.x and 4.x. What comes before
+the version line (the "Doing …" progress of standard error, a shell prompt) is
+skipped; after it every line must belong to a table, and every figure must
+have the decimals speed.c prints it with (a cut-off figure does not).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ HEADERS = {
     "kem": re.compile(r"^\s+keygen\s+encaps\s+decaps\s+keygens/s\s+encaps/s\s+decaps/s\s*$"),
     "sig": re.compile(r"^\s+keygen\s+signs\s+verify\s+keygens/s\s+sign/s\s+verify/s\s*$"),
 }
-F = r"(\S+?)"                                   # a figure; checked by number()
+F = r"(\S+?)"                                   # a figure; checked by figure()
 ROWS = {
     "rsa2": re.compile(rf"^(rsa|dsa)\s+(\d+)\s+bits\s+{F}s\s+{F}s\s+{F}\s+{F}\s*$"),
     "rsa4": re.compile(rf"^rsa\s+(\d+)\s+bits\s+{F}s\s+{F}s\s+{F}s\s+{F}s\s+{F}\s+{F}\s+{F}\s+{F}\s*$"),
@@ -63,16 +65,19 @@ def figure(text: str, decimals: int) -> float:
 
 
 def rate(ops_per_s: str, secs_per_op: str, secs_decimals: int, ops_decimals: int = 1) -> float:
-    """op/s as printed (one decimal), or 1/(s/op) when op/s shows 0.0 for a
-    slow operation. Both columns come from one measurement: when they
-    disagree, the row was damaged."""
+    """op/s of a public-key row. The row prints the same measurement twice,
+    as s/op and as op/s, each rounded: the rate is taken from whichever of
+    the two is the more precise (op/s for fast operations, 1/(s/op) for slow
+    ones such as RSA key generation, whose op/s shows 0.1). When the two
+    disagree beyond their rounding, the row was damaged."""
     ops, secs = figure(ops_per_s, ops_decimals), figure(secs_per_op, secs_decimals)
-    if ops == 0 and secs > 0:
+    if not (math.isfinite(ops) and math.isfinite(secs)) or ops < 0 or secs < 0:
+        return ops
+    ops_error, secs_error = 0.5 * 10 ** -ops_decimals, 0.5 * 10 ** -secs_decimals
+    if ops > 0 and abs(1 / ops - secs) > (secs_error + ops_error / ops ** 2) * 1.01:
+        raise _BadRow(f"{ops_per_s} op/s and {secs_per_op} s per operation do not agree")
+    if secs > 0 and (ops == 0 or secs_error / secs < ops_error / ops):
         return 1 / secs
-    if math.isfinite(ops) and ops > 0 and math.isfinite(secs):
-        slack = 0.5 * 10 ** -secs_decimals * 1.01 + 0.5 * 10 ** -ops_decimals / ops ** 2 * 1.01
-        if abs(1 / ops - secs) > slack:
-            raise _BadRow(f"{ops_per_s} op/s and {secs_per_op} s per operation do not agree")
     return ops
 
 
@@ -176,7 +181,7 @@ class TextParser:
         self.environment: dict = {}
         self.state: str | None = None            # the table we are in
         self.sizes: list[int] = []
-        self.in_header = False                   # between the version line and the first table
+        self.after_compiler = False              # a long compiler line may come wrapped
 
     def fail(self, n: int, line: str, problem: str):
         return line_error(self.source, n, line, problem)
@@ -184,6 +189,8 @@ class TextParser:
     def parse(self) -> None:
         for n, line in enumerate(self.lines, 1):
             stripped = line.strip()
+            if stripped.startswith("You have chosen to measure elapsed time"):
+                self.environment["speed_timing"] = "elapsed (wall clock), -elapsed"
             if self.version is None:
                 if ERROR_LINE.match(stripped):
                     self.b.warnings.append(f"{self.source}, line {n}: openssl printed an error: {stripped}")
@@ -205,7 +212,7 @@ class TextParser:
             raise self.fail(n, line, f"a second result section of a different library "
                             f"({self.version[1]} before) starts here; import one library per file")
         self.version = version
-        self.state, self.in_header = None, True
+        self.state, self.after_compiler = None, False
 
     def _line(self, n: int, line: str, stripped: str) -> None:
         where = f"{self.source}, line {n}"
@@ -215,10 +222,12 @@ class TextParser:
         if v := parse_version(stripped):              # the next section of concatenated outputs
             self._start(v, n, line)
             return
+        after_compiler, self.after_compiler = self.after_compiler, False
         if self._header_fact(stripped):
+            self.after_compiler = stripped.startswith("compiler:")
             return
         if stripped == SYM_HEADER:
-            self.state, self.in_header = "sym-type", False
+            self.state = "sym-type"
             return
         if self.state == "sym-type":
             if not TYPE_LINE.match(stripped):
@@ -228,14 +237,15 @@ class TextParser:
             return
         for kind, pattern in HEADERS.items():
             if pattern.match(line):
-                self.state, self.in_header = kind, False
+                self.state = kind
                 return
         if self.state is None and (NOISE.match(stripped) or ERROR_LINE.match(stripped)):
             if ERROR_LINE.match(stripped):
                 self.b.warnings.append(f"{where}: openssl printed an error: {stripped}")
             return
-        if self.in_header and "compiler" in self.environment and self.state is None:
+        if after_compiler and self.state is None and stripped.startswith("-"):
             self.environment["compiler"] += " " + stripped        # a wrapped compiler line
+            self.after_compiler = True
             return
         if self.state is None:
             raise self.fail(n, line, "unknown line in openssl speed's result section")

@@ -13,7 +13,8 @@ from rich.text import Text
 from sslperf.results import Measurement, Run
 
 GROUP_ORDER = ("AEAD ciphers", "block ciphers (CBC, CTR)", "digests", "MACs", "signatures", "key exchange", "KEMs",
-               "key generation", "TLS handshakes (in memory)", "TLS resumption (in memory)")
+               "key generation", "TLS handshakes (in memory)", "TLS resumption (in memory)",
+               "TLS over loopback (HTTPS GET)", "TLS handshakes across threads")
 
 
 def throughput(bytes_per_second: float) -> str:
@@ -67,6 +68,12 @@ def tables(run: Run, metric: str = "wall") -> list:
             continue
         if sample.family == "tls":
             out.append(_tls_table(group, rows, libs, metric))
+            continue
+        if sample.family == "tls-loopback":
+            out.append(_loopback_table(group, rows, libs))
+            continue
+        if sample.family == "tls-threads":
+            out.append(_threads_table(group, rows, libs, metric))
             continue
         unit = "throughput" if sample.unit == "bytes" or sample.family in ("cipher", "digest", "mac") else "op/s"
         table = Table(title=f"{group} ({unit}, median ±95% CI, {metric} time)", title_justify="left")
@@ -143,6 +150,69 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
             if client is not None and server is not None:
                 text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
             text.append(f"\n{s.median:,.0f}/s" + (" ★" if m is best else ""), style="bold green" if m is best else "")
+            cells.append(text)
+        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
+    return table
+
+
+def descstat(label: str, values_ns: list[int]) -> str:
+    """Seed 001's descstat line, in seconds: n min max mean median p95 p99 stdev sum."""
+    from sslperf.stats import describe
+
+    s = describe([v / 1e9 for v in values_ns])
+    return (f"{label}: n={s.n} min={s.min:.4f} max={s.max:.4f} mean={s.mean:.4f} median={s.median:.4f} "
+            f"p95={s.p95:.4f} p99={s.p99:.4f} stdev={s.stdev:.4f} sum={s.sum:.3f}")
+
+
+def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str]) -> Table:
+    """Per request: connect, TLS done (pretransfer) and total, median and p95,
+    with seed 001's descstat lines under each cell."""
+    from sslperf.stats import describe
+
+    table = Table(title=f"{group} (ms per request: median, p95; connect → pretransfer → total)",
+                  title_justify="left")
+    table.add_column("request")
+    for lib in libs:
+        table.add_column(escape(lib), justify="left")
+    for per_lib in rows.values():
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            if m is None or m.status != "ok" or not m.extra:
+                cells.append(Text(f"{m.status}" if m else "", style="dim"))
+                continue
+            text = Text()
+            for key, name in (("connect_ns", "connect"), ("pretransfer_ns", "pretransfer"), ("total_ns", "total")):
+                s = describe([v / 1e6 for v in m.extra[key]])
+                text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != "connect_ns" else "")
+            text.append(descstat("pretransfer", m.extra["pretransfer_ns"]) + "\n", style="dim")
+            text.append(descstat("______total", m.extra["total_ns"]), style="dim")
+            if m.note:
+                text.append(f"\n{m.note}", style="dim")
+            cells.append(text)
+        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
+    return table
+
+
+def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+    """Handshakes per second by thread count, and the speed-up over one thread."""
+    table = Table(title=f"{group} (handshakes/s, median ±95% CI; speed-up over 1 thread)", title_justify="left")
+    table.add_column("threads")
+    for lib in libs:
+        table.add_column(escape(lib), justify="right")
+    one: dict[str, float] = {}
+    for per_lib in rows.values():
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            s = m.summary(metric) if m and m.status == "ok" else None
+            if s is None:
+                cells.append(Text(m.status if m else "", style="dim"))
+                continue
+            one.setdefault(lib, s.median)
+            text = Text(f"{s.median:,.0f}/s")
+            text.append(f" ±{s.ci_half_width * 100:.1f}%", style="dim")
+            text.append(f" ×{s.median / one[lib]:.2f}", style="bold")
             cells.append(text)
         table.add_row(escape(next(iter(per_lib.values())).label), *cells)
     return table

@@ -1,0 +1,98 @@
+"""The TLS suite for real: in-memory handshakes between the library's own
+client and server, checked for version, group, cipher and resumption."""
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from sslperf import suites
+from sslperf.errors import SslperfError
+
+
+def tls_run(*extra):
+    result = run_cli("tls", "--time", "5", "--samples", "3", "--json", *extra)
+    assert result.returncode == 0, result.stderr
+    return {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+
+
+def test_handshakes_and_resumption_on_the_system_lib(sslperf_dirs):
+    cases = ["tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "tls/handshake/tls1.3/x25519/ecdsa-p256/new",
+             "tls/handshake/tls1.2/p-256/rsa-2048/shared", "tls/handshake/tls1.2/x25519/ecdsa-p384/shared",
+             "tls/handshake/tls1.3/p-384/ed25519/shared", "tls/resume/tls1.3/ticket/x25519/ecdsa-p256",
+             "tls/resume/tls1.2/session-id/x25519/rsa-2048", "tls/resume/tls1.3/session-id/x25519/rsa-2048"]
+    got = tls_run(*[a for c in cases for a in ("--case", c)])
+    for case in cases[:-1]:
+        m = got[case]
+        assert m["status"] == "ok", (case, m["reason"])
+        assert len(m["extra"]["client_cpu_ns"]) == 3 and all(v > 0 for v in m["extra"]["server_cpu_ns"])
+    assert got[cases[-1]]["status"] == "n/a" and "tickets" in got[cases[-1]]["reason"]
+
+    def us(case):
+        return 1e6 / got[case]["summary"]["wall"]["median"]
+
+    # A resumed handshake skips the certificate and key exchange work of a full one;
+    # a new client SSL_CTX per connection (with a 151-certificate CA file) costs far more.
+    assert us("tls/resume/tls1.3/ticket/x25519/ecdsa-p256") < us("tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
+    assert us("tls/handshake/tls1.3/x25519/ecdsa-p256/new") > 2 * us("tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
+
+
+def test_a_group_the_library_lacks_is_na(sslperf_dirs):
+    got = tls_run("--case", "tls/handshake/tls1.3/x25519mlkem768/ecdsa-p256/shared",
+                  "--case", "tls/handshake/tls1.2/x25519mlkem768/ecdsa-p256/shared")
+    assert got["tls/handshake/tls1.2/x25519mlkem768/ecdsa-p256/shared"]["status"] == "n/a"
+    hybrid = got["tls/handshake/tls1.3/x25519mlkem768/ecdsa-p256/shared"]
+    assert hybrid["status"] in ("ok", "n/a")          # ok only on libraries with ML-KEM (3.5+)
+    if hybrid["status"] == "n/a":
+        assert "x25519mlkem768" in hybrid["reason"]
+
+
+def test_tls_suites_and_names():
+    assert len(suites.tls_suite("quick")) == 8
+    full = suites.tls_suite("full")
+    assert len({c.id for c in full}) == len(full) > 60
+    for case in suites.tls_suite("default"):
+        assert suites.parse_case(case.id) == case
+    with pytest.raises(SslperfError):
+        suites.parse_case("tls/handshake/tls1.4/x25519/ecdsa-p256/shared")
+
+
+@pytest.mark.slow
+def test_new_ssl_ctx_per_connection_across_versions(built_openssl, e2e_env):
+    """Seed 001's pattern on a built 1.1.1w and the system 3.0: both run it."""
+    result = run_cli("tls", "--lib", "system", "--lib", built_openssl, "--time", "5", "--samples", "3", "--json",
+                     "--case", "tls/handshake/tls1.2/x25519/rsa-2048/new",
+                     "--case", "tls/handshake/tls1.2/x25519/rsa-2048/shared", env=e2e_env)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    assert {m["lib"] for m in run["measurements"]} == {"system", built_openssl}
+    assert all(m["status"] == "ok" for m in run["measurements"])
+
+
+def test_loopback_requests_with_curls_pattern(sslperf_dirs):
+    result = run_cli("tls", "--loopback", "--requests", "5", "--json")
+    assert result.returncode == 0, result.stderr
+    got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+    new, shared = got["tls/loopback/tls1.3/x25519/ecdsa-p256/new"], got["tls/loopback/tls1.3/x25519/ecdsa-p256/shared"]
+    for m in (new, shared, got["tls/loopback/tls1.2/x25519/rsa-2048/new"]):
+        assert m["status"] == "ok", m["reason"]
+        extra = m["extra"]
+        assert len(extra["total_ns"]) == 5
+        assert all(c < p <= t for c, p, t in zip(extra["connect_ns"], extra["pretransfer_ns"], extra["total_ns"]))
+    median = lambda xs: sorted(xs)[len(xs) // 2]      # noqa: E731
+    # A new SSL_CTX that loads a 151-certificate CA file per request costs more than reusing one.
+    assert median(new["extra"]["pretransfer_ns"]) > median(shared["extra"]["pretransfer_ns"])
+    table = run_cli("tls", "--loopback", "--requests", "3", "--no-store")
+    assert "pretransfer: n=3 min=" in table.stdout and "______total: n=3" in table.stdout
+
+
+def test_thread_scaling(sslperf_dirs):
+    result = run_cli("tls", "--threads", "1,2", "--thread-seconds", "0.3", "--samples", "3", "--json")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    counts = {m["operation"]: m for m in run["measurements"]}
+    assert set(counts) == {"1 thread", "2 threads"}
+    assert all(m["status"] == "ok" and len(m["ops"]) == 3 and min(m["ops"]) > 0 for m in counts.values())
+    assert len(counts["2 threads"]["extra"]["per_thread"]) == 6          # 2 threads × 3 rounds
+    bad = run_cli("tls", "--threads", "0,x")
+    assert bad.returncode == 2 and "thread counts" in bad.stderr
