@@ -247,6 +247,7 @@ def test_openssl_3_6_3_kem_signature_and_four_column_rsa_tables():
     assert by_case(rsa)["pke/rsa-2048/encrypt"].group == "public-key encryption"
     # the signature table measures RSA again through its own loop: kept apart, not mixed in
     assert rate(rsa, "sig/rsa-2048/sign/sig-table") == 3234.9
+    assert by_case(rsa)["sig/rsa-2048/sign/sig-table"].algorithm == "rsa-2048 [sig-table]"
     assert rate(rsa, "keygen/rsa-2048") == pytest.approx(1 / 0.043529)
 
 

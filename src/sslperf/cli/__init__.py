@@ -12,6 +12,7 @@ from rich.markup import escape
 import sslperf
 from sslperf.cli.api import api
 from sslperf.cli.compare import compare
+from sslperf.cli.imports import import_cmd
 from sslperf.cli.libs import libs
 from sslperf.cli.report import report
 from sslperf.cli.runs import runs
@@ -49,6 +50,7 @@ cli.add_command(tls)
 cli.add_command(runs)
 cli.add_command(compare)
 cli.add_command(report)
+cli.add_command(import_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -96,7 +96,7 @@ def parse(text: str, fmt: str | None = None, lib_name: str | None = None, source
         ia32cap = re.search(r"OPENSSL_ia32cap=(\S+)", environment.get("cpuinfo", ""))
         lib = LibInfo(name, flavor, version, version_string, "unknown", "imported",
                       ia32cap.group(1) if ia32cap else None)
-    for m in builder.measurements.values():
-        m.lib = lib.name
+    for measurement in builder.measurements.values():
+        measurement.lib = lib.name
     settings = {"source": SOURCE[fmt], "format": fmt, "file": source_name}
     return builder.run(settings, environment, lib)

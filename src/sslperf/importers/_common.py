@@ -124,7 +124,7 @@ class Builder:
             self.warnings.append(f"{where}: {label or case} reported no usable rate ({rate}); not imported.")
             return None
         if case in self.measurements and self.labels[case] != label and tag:
-            case = f"{case}/{tag}"
+            case, algorithm = f"{case}/{tag}", f"{algorithm} [{tag}]"      # kept apart in tables too
         if case in self.measurements:
             existing = self.measurements[case]
             existing.reported_rates.append(rate)
@@ -135,7 +135,7 @@ class Builder:
             group = cipher_group(algorithm) if family == "cipher" else GROUPS.get(family, "other operations")
         unit = "bytes" if size is not None else "ops"
         self.measurements[case] = Measurement(
-            case, family, group, algorithm, operation, size, workload, self.lib, "ok", unit=unit,
+            case, family, group, algorithm[:80], operation[:40], size, workload, self.lib, "ok", unit=unit,
             bytes_per_op=size or 0, note=note, reported_rates=[rate])
         self.labels[case] = label
         return case

@@ -40,7 +40,10 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
         return Text("no samples", style="dim")
     value = throughput(s.median) if m.unit == "bytes" else rate(s.median)
     text = Text(value, style="bold green" if fastest else "")
-    text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+    if s.n == 1:
+        text.append(" (one reported figure)", style="dim")
+    else:
+        text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
     if m.unit == "ops":
         text.append(f" ({micros(m.micros_per_op(metric))})", style="dim")
     if fastest:
@@ -227,9 +230,13 @@ def _fastest(measurements, metric: str) -> Measurement | None:
 
 def header(run: Run) -> Group:
     env = run.environment
-    lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
-             f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
-             f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
+    if env.get("imported"):
+        lines = [f"[bold]run {run.id}[/]: imported from {escape(str(run.settings.get('file', '?')))} "
+                 f"({escape(str(run.settings.get('source', '?')))}, {escape(str(run.settings.get('format', '?')))})"]
+    else:
+        lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
+                 f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
+                 f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
     if env.get("mask"):
         lines.append(f"[bold yellow]CPU mask {env['mask']} in force[/] (OPENSSL_ia32cap={env.get('mask_env')})")
     for lib in run.libs:

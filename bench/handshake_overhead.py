@@ -1,0 +1,73 @@
+"""Does the harness's in-memory handshake loop add anything to the
+library's own cost? Its TLS 1.3 X25519 / ECDSA-P256 handshakes per second
+against a minimal hand-written loop over the same API
+(bench/minimal_handshake.c), both against the same library, alternated
+over rounds. Target: within 3%.
+
+    .venv/bin/python bench/handshake_overhead.py [--lib system] [--rounds 7] [--seconds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from sslperf.libs import installed
+from sslperf.native import harness_binary
+
+HERE = Path(__file__).parent
+CASE = "tls/handshake/tls1.3/x25519/ecdsa-p256/shared"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lib", default="system")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    args = parser.parse_args()
+    lib = installed.find(args.lib)
+    harness = harness_binary(lib)
+    work = Path(tempfile.mkdtemp(prefix="sslperf-bench-"))
+    try:
+        minimal = work / "minimal_handshake"
+        subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(HERE / "minimal_handshake.c"), "-o",
+                        str(minimal), *lib.linkage.libs], check=True, timeout=300)
+        # The same shape of certificates as the harness makes: a P-256 CA and a P-256 leaf,
+        # and a CA file of ~150 certificates for the client to load.
+        subprocess.run([harness, "mkcerts", str(work), "150"], check=True, capture_output=True, timeout=300)
+        openssl = lib.prefix / "bin" / "openssl" if lib.prefix else Path(shutil.which("openssl"))
+        run = lambda *a: subprocess.run([openssl, *a], check=True, capture_output=True, cwd=work, timeout=120)  # noqa
+        run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key",
+            "-out", "ca.pem", "-subj", "/CN=bench CA", "-days", "2")
+        run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "leaf.key", "-out",
+            "leaf.csr", "-subj", "/CN=localhost")
+        (work / "ext").write_text("subjectAltName=DNS:localhost\n")
+        run("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+            "leaf.pem", "-days", "2", "-extfile", "ext")
+        (work / "cafile.pem").write_text((work / "ca-bundle.pem").read_text() + (work / "ca.pem").read_text())
+        env = {**os.environ, "SSLPERF_CERT_DIR": str(work)}
+        ms = int(args.seconds * 1000)
+        theirs, ours = [], []
+        for _ in range(args.rounds):
+            out = subprocess.run([minimal, work / "leaf.pem", work / "leaf.key", work / "cafile.pem", str(ms)],
+                                 capture_output=True, text=True, timeout=120, check=True).stdout
+            theirs.append(float(out))
+            record = json.loads(subprocess.run([harness, "run", "--time-ms", str(ms // 10), "--samples", "10", CASE],
+                                               capture_output=True, text=True, timeout=120, env=env).stdout)
+            ours.append(sum(record["ops"]) * 1e9 / sum(record["wall_ns"]))
+        t, o = statistics.median(theirs), statistics.median(ours)
+        print(f"{lib.name} ({lib.version_string}): minimal loop {t:,.0f} hs/s, harness {o:,.0f} hs/s, "
+              f"harness/minimal {o / t:.3f} (medians of {args.rounds} alternating rounds of {args.seconds:g} s)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
