@@ -49,7 +49,7 @@ class Measurement:
             return "GET " + " ".join(self.case.split("/")[2:])
         if self.family == "tls-threads":
             return f"{self.operation}: {self.algorithm}"
-        parts = [self.algorithm, self.operation if self.family in ("cipher", "sig", "kem", "kex") else ""]
+        parts = [self.algorithm, "" if self.family in ("digest", "mac", "keygen") else self.operation]
         if self.size is not None:
             parts.append(f"{self.size} B")
         if self.workload == "speed-compat":

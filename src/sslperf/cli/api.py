@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 
 import click
 from rich.console import Console
 
 from sslperf import suites
-from sslperf.cli.common import measure
-from sslperf.cli.tls import certificate_dir
-from sslperf.libs import installed
+from sslperf.cli.common import certificates, find_libs, measure, show
 
 console = Console(highlight=False, soft_wrap=True)
 
@@ -36,22 +32,16 @@ def api(ctx, lib_names, patterns, time_ms, samples, as_json, no_store) -> None:
     Example (seed 000's slides for three versions):
       sslperf api --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
     """
-    from sslperf.report.terminal import print_run
     from sslperf.runner import Settings
 
     cases = suites.select(suites.api_cases(), patterns)
-    libs = [installed.find(name) for name in (lib_names or ("system",))]
-    # Certificates and keys for the CA-store and PEM cases: private, per run.
-    workdir = certificate_dir(libs[0])
-    try:
+    libs = find_libs(lib_names)
+    with certificates(libs[0]) as workdir:     # for the CA-store and PEM cases
         run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf api", {"suite": "api"},
                       {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    show(run, as_json, console)
     if as_json:
-        click.echo(json.dumps(run.to_dict(), indent=1))
         return
-    print_run(run, console)
     notes = {m.note for m in run.measurements if m.note}
     for note in sorted(notes):
         console.print(f"[dim]† {note}[/dim]")

@@ -37,10 +37,7 @@ def import_cmd(ctx, files, lib_name, fmt, show) -> None:
     parsed = []
     for name in files:       # parse everything first: a bad file imports nothing
         text = sys.stdin.read() if name == "-" else _read(Path(name))
-        try:
-            parsed.append((name, importers.parse(text, fmt, lib_name, name)))
-        except SslperfError as exc:
-            raise SslperfError(f"{name}: {exc.message}", hint=exc.hint) from None
+        parsed.append((name, importers.parse(text, fmt, lib_name, name)))    # its errors name the file
     for name, run in parsed:
         store.save(run, run.settings.get("source", "import"))
         ok = sum(1 for m in run.measurements if m.status == "ok")

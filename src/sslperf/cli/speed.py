@@ -11,9 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf import environment, suites
-from sslperf.cli.common import measure
-from sslperf.errors import SslperfError
-from sslperf.libs import installed
+from sslperf.cli.common import find_libs, measure
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -70,9 +68,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
         for case in cases:
             click.echo(case.id)
         return
-    libs = [installed.find(name) for name in (lib_names or ("system",))]
-    if len({lib.name for lib in libs}) != len(libs):
-        raise SslperfError("The same library is named twice; name each library once.")
+    libs = find_libs(lib_names)
     plan = suites.DEPTHS[depth]
     settings = Settings(time_ms or plan.target_ms, samples or plan.samples, cpu_mask)
     started = time.monotonic()

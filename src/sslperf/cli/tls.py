@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import click
 from rich.console import Console
 
 from sslperf import suites
-from sslperf.cli.common import measure, open_store
+from sslperf.cli.common import certificates, find_libs, measure, open_store, show
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 
 console = Console(highlight=False, soft_wrap=True)
-CA_CERTIFICATES = 150
-
-
-def certificate_dir(lib) -> Path:
-    """A private directory (0700) with the ~150-certificate CA bundle the
-    clients load, made by the library's own harness; the caller removes it."""
-    from sslperf.native import harness_binary
-
-    workdir = Path(tempfile.mkdtemp(prefix="sslperf-certs-"))
-    made = subprocess.run([str(harness_binary(lib)), "mkcerts", str(workdir), str(CA_CERTIFICATES)],
-                          capture_output=True, text=True, timeout=300)
-    if made.returncode != 0:
-        shutil.rmtree(workdir, ignore_errors=True)
-        raise SslperfError(f"Making the test certificates with {lib.name} failed: {made.stderr.strip()[-300:]}")
-    return workdir
 
 
 @click.command()
@@ -71,7 +52,6 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
       sslperf tls --loopback --lib openssl-3.0 --server-lib openssl-1.1.1w
       sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
     """
-    from sslperf.report.terminal import print_run
     from sslperf.runner import Settings
 
     cases = [suites.parse_case(c) for c in case_ids] if case_ids else suites.tls_suite(depth or "default")
@@ -80,21 +60,15 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
         for case in cases:
             click.echo(case.id)
         return
-    libs = [installed.find(name) for name in (lib_names or ("system",))]
-    workdir = certificate_dir(libs[0])
-    try:
+    libs = find_libs(lib_names)
+    with certificates(libs[0]) as workdir:
         if loopback or thread_list:
             run = _extras(ctx, libs, cases, workdir, loopback, requests, server_lib, thread_list, thread_seconds,
                           samples, no_store)
         else:
             run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    if as_json:
-        click.echo(json.dumps(run.to_dict(), indent=1))
-        return
-    print_run(run, console)
+    show(run, as_json, console)
 
 
 def _extras(ctx, libs, cases, workdir: Path, loopback: bool, requests: int, server_lib: str | None,
