@@ -37,7 +37,12 @@ def import_cmd(ctx, files, lib_name, fmt, show) -> None:
     parsed = []
     for name in files:       # parse everything first: a bad file imports nothing
         text = sys.stdin.read() if name == "-" else _read(Path(name))
-        parsed.append((name, importers.parse(text, fmt, lib_name, name)))    # its errors name the file
+        try:
+            parsed.append((name, importers.parse(text, fmt, lib_name, name)))
+        except SslperfError as exc:
+            if name not in exc.message:          # line errors already name the file
+                exc.message = f"{name}: {exc.message}"
+            raise
     for name, run in parsed:
         store.save(run, run.settings.get("source", "import"))
         ok = sum(1 for m in run.measurements if m.status == "ok")
