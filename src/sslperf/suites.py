@@ -215,7 +215,7 @@ class Depth:
 
 
 DEPTHS = {
-    "quick": Depth("quick", 20, 15),
+    "quick": Depth("quick", 20, 20),
     "default": Depth("default", 30, 10),
     "full": Depth("full", 100, 15),
 }

@@ -64,7 +64,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
     with certificates(libs[0]) as workdir:
         if loopback or thread_list:
             run = _extras(ctx, libs, cases, workdir, loopback, requests, server_lib, thread_list, thread_seconds,
-                          samples, no_store)
+                          samples, no_store, bool(case_ids or patterns))
         else:
             run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
@@ -72,7 +72,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
 
 
 def _extras(ctx, libs, cases, workdir: Path, loopback: bool, requests: int, server_lib: str | None,
-            thread_list: str | None, thread_seconds: float, rounds: int, no_store: bool):
+            thread_list: str | None, thread_seconds: float, rounds: int, no_store: bool, chosen: bool):
     """Loopback requests or thread scaling: each result is kept as it ends."""
     from sslperf import environment
     from sslperf import loopback as extra
@@ -92,8 +92,11 @@ def _extras(ctx, libs, cases, workdir: Path, loopback: bool, requests: int, serv
     server = installed.find(server_lib) if server_lib else None
     try:
         if loopback:
-            shapes = sorted({tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")})
-            shapes = shapes if len(shapes) <= 2 else [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048")]
+            shapes = list(dict.fromkeys(tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")))
+            if chosen:     # the protocol/group/certificate of the cases asked for, at most four
+                shapes = shapes[:4]
+            else:          # by default, seed 001's two shapes
+                shapes = [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048")]
             for proto, group, cert in shapes:
                 for mode in ("new", "shared"):
                     for lib in libs:
