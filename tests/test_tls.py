@@ -96,3 +96,16 @@ def test_thread_scaling(sslperf_dirs):
     assert len(counts["2 threads"]["extra"]["per_thread"]) == 6          # 2 threads × 3 rounds
     bad = run_cli("tls", "--threads", "0,x")
     assert bad.returncode == 2 and "thread counts" in bad.stderr
+
+
+def test_report_draws_handshakes_and_latency_distributions(sslperf_dirs, tmp_path):
+    memory = json.loads(run_cli("tls", "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "--time", "5",
+                                "--samples", "3", "--json").stdout)
+    loop = json.loads(run_cli("tls", "--loopback", "--requests", "5", "--json").stdout)
+    out = tmp_path / "report"
+    result = run_cli("report", memory["id"], loop["id"], "--out", out, "--format", "png", "--format", "html")
+    assert result.returncode == 0, result.stderr
+    assert (out / "tls-handshakes.png").stat().st_size > 10_000
+    assert (out / "tls-loopback.png").stat().st_size > 10_000
+    html = (out / "report.html").read_text()
+    assert "system@" not in html          # different cases in the two runs: one "system" column

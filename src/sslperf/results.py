@@ -134,18 +134,28 @@ class Run:
 
 
 def merge(runs: list[Run]) -> Run:
-    """Several runs as one, for a report across runs: a library measured in
-    more than one run is told apart as NAME@MASK or NAME@RUN."""
+    """Several runs as one, for a report across runs. A library measured in
+    more than one run keeps its name when the runs measured different cases
+    (say the TLS suite in one, loopback in another); when they measured the
+    same case, it is told apart as NAME@MASK or NAME@RUN."""
     if len(runs) == 1:
         return runs[0]
-    names = [lib.name for run in runs for lib in run.libs]
-    clash = {n for n in names if names.count(n) > 1}
+    cases: dict[str, list[set[str]]] = {}
+    for run in runs:
+        for lib in run.libs:
+            cases.setdefault(lib.name, []).append({m.case for m in run.measurements if m.lib == lib.name})
+    clash = {name for name, sets in cases.items()
+             if len(sets) > 1 and sum(len(s) for s in sets) != len(set().union(*sets))}
     merged = Run(f"{runs[0].id}+{len(runs) - 1}", runs[0].started,
                  {"merged_from": [run.id for run in runs]}, runs[0].environment)
+    seen: set[str] = set()
     for run in runs:
         tag = run.environment.get("mask") or run.id      # a CPU mask says more than a run id
         rename = {lib.name: f"{lib.name}@{tag}" if lib.name in clash else lib.name for lib in run.libs}
-        merged.libs += [LibInfo(**{**vars(lib), "name": rename[lib.name]}) for lib in run.libs]
+        for lib in run.libs:
+            if rename[lib.name] not in seen:
+                seen.add(rename[lib.name])
+                merged.libs.append(LibInfo(**{**vars(lib), "name": rename[lib.name]}))
         merged.measurements += [Measurement(**{**vars(m), "lib": rename.get(m.lib, m.lib)}) for m in run.measurements]
         merged.warnings += run.warnings
     merged.complete = all(run.complete for run in runs)

@@ -1,8 +1,8 @@
 """Pictures of runs (matplotlib, PNG and SVG), each readable on its own:
 throughput against size per algorithm with the libraries as series, grouped
-bars for signatures, key exchange and KEMs, version-over-version lines, and
+bars for signatures, key exchange and KEMs, version-over-version lines,
 RSA/EC/FFDH scaling with seed 003's fitted `a` (the slow-down per doubled
-key size)."""
+key size), TLS handshake CPU and loopback latency distributions."""
 
 from __future__ import annotations
 
@@ -210,6 +210,58 @@ def scaling_fits(run: Run, out: Path, formats: tuple[str, ...], metric: str = "w
     return figures
 
 
+def handshake_figures(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+    """TLS: in-memory handshakes as stacked client/server CPU bars per
+    library, and loopback request latencies as distributions (box plots of
+    pretransfer and total per library)."""
+    figures = []
+    libs = _libs(run)
+    memory = [m for m in _ok(run.measurements, metric) if m.family == "tls" and m.extra]
+    if memory:
+        labels = list(dict.fromkeys(m.label for m in memory))
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) * max(len(libs), 1)), 4.4))
+        width = 0.8 / max(len(libs), 1)
+        for index, lib in enumerate(libs):
+            by_label = {m.label: m for m in memory if m.lib == lib}
+            xs = [i + index * width for i, label in enumerate(labels) if label in by_label]
+            if not xs:
+                continue
+            client = [by_label[l].extra_micros_per_op("client_cpu_ns") / 1000 for l in labels if l in by_label]
+            server = [by_label[l].extra_micros_per_op("server_cpu_ns") / 1000 for l in labels if l in by_label]
+            bars = ax.bar(xs, client, width, label=f"{lib}: client")
+            ax.bar(xs, server, width, bottom=client, color=bars.patches[0].get_facecolor(), alpha=0.45,
+                   label=f"{lib}: server")
+        ax.set_xticks([i + width * (len(libs) - 1) / 2 for i in range(len(labels))])
+        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("CPU ms per handshake (log)")
+        ax.set_title("TLS handshakes in memory: client and server CPU")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=7)
+        figures.append(Figure("tls-handshakes", "TLS handshakes", _save(fig, out, "tls-handshakes", formats)))
+    loop = [m for m in run.measurements if m.family == "tls-loopback" and m.status == "ok" and m.extra]
+    cases = list(dict.fromkeys(m.case for m in loop))
+    if cases:
+        fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 4.2), squeeze=False)
+        for ax, case in zip(axes.flat, cases):
+            ms = [m for lib in libs for m in loop if m.case == case and m.lib == lib]
+            data, names = [], []
+            for m in ms:
+                data += [[v / 1e6 for v in m.extra["pretransfer_ns"]], [v / 1e6 for v in m.extra["total_ns"]]]
+                names += [f"{m.lib}\npretransfer", f"{m.lib}\ntotal"]
+            ax.boxplot(data, showfliers=True)
+            ax.set_xticks(range(1, len(names) + 1))
+            ax.set_xticklabels(names, rotation=45, ha="right", fontsize=7)
+            ax.set_ylabel("ms per request")
+            ax.set_title(ms[0].label if ms else case, fontsize=9)
+            ax.grid(axis="y", alpha=0.3)
+        fig.suptitle("HTTPS over loopback: request latency distributions")
+        fig.tight_layout()
+        figures.append(Figure("tls-loopback", "HTTPS over loopback", _save(fig, out, "tls-loopback", formats)))
+    return figures
+
+
 def all_figures(run: Run, out: Path, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
     return (throughput_by_size(run, out, formats, metric) + operations_bars(run, out, formats, metric)
-            + scaling_fits(run, out, formats, metric) + version_lines(run, out, formats, metric))
+            + scaling_fits(run, out, formats, metric) + version_lines(run, out, formats, metric)
+            + handshake_figures(run, out, formats, metric))

@@ -1,0 +1,59 @@
+"""`sslperf offload scan` on this machine's real /proc/crypto."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from sslperf import offload
+
+PROC = Path("/proc/crypto")
+
+
+@pytest.mark.skipif(not PROC.exists(), reason="no /proc/crypto")
+def test_parse_the_real_proc_crypto():
+    drivers = offload.parse(PROC.read_text())
+    assert len(drivers) >= 10
+    assert all(d.name and d.driver and d.type for d in drivers)
+    picked = offload.chosen(drivers)
+    for d in picked:      # nothing with a higher priority for the same algorithm and type was passed over
+        rivals = [o for o in drivers if (o.name, o.type) == (d.name, d.type) and not o.internal
+                  and o.selftest in ("passed", "unknown", "")]
+        assert d.priority == max(o.priority for o in rivals)
+
+
+def test_chosen_takes_the_highest_priority_that_passed():
+    text = "\n\n".join([
+        "name : cbc(aes)\ndriver : cbc(aes-generic)\nmodule : kernel\npriority : 100\nselftest : passed\ntype : skcipher",
+        "name : cbc(aes)\ndriver : cbc-aes-caam\nmodule : caamalg\npriority : 3000\nselftest : passed\ntype : skcipher\n"
+        "async : yes",
+        "name : cbc(aes)\ndriver : cbc-aes-aesni\nmodule : aesni_intel\npriority : 400\nselftest : passed\n"
+        "type : skcipher",
+        "name : cbc(aes)\ndriver : broken\nmodule : kernel\npriority : 9000\nselftest : failed\ntype : skcipher",
+    ])
+    drivers = offload.parse(text)
+    [best] = offload.chosen(drivers)
+    assert best.driver == "cbc-aes-caam" and best.kind == "hardware" and best.is_async
+    kinds = {d.driver: d.kind for d in drivers}
+    assert kinds["cbc-aes-aesni"] == "cpu-accelerated" and kinds["cbc(aes-generic)"] == "generic"
+
+
+def test_scan_says_plainly_what_this_kernel_allows(sslperf_dirs):
+    result = run_cli("offload", "scan")
+    assert result.returncode == 0, result.stderr
+    assert "AF_ALG:" in result.stdout and "hardware crypto drivers:" in result.stdout
+    report = json.loads(run_cli("offload", "scan", "--json").stdout)
+    assert report["available"] and report["chosen"]
+    if not report["af_alg"]["available"]:
+        assert "not available here" in result.stdout and report["af_alg"]["reason"]
+
+
+def test_scan_a_saved_file(sslperf_dirs, tmp_path):
+    saved = tmp_path / "crypto.txt"
+    saved.write_text("name : sha256\ndriver : sha256-qat\nmodule : qat_4xxx\npriority : 4001\nselftest : passed\n"
+                     "type : ahash\n")
+    result = run_cli("offload", "scan", "--file", saved)
+    assert result.returncode == 0 and "sha256-qat" in result.stdout and "hardware" in result.stdout
+    missing = run_cli("offload", "scan", "--file", tmp_path / "nope.txt")
+    assert missing.returncode == 2 and "Cannot read" in missing.stderr
