@@ -1,7 +1,6 @@
 """Bad input and broken environments give one clear paragraph, never a
 traceback, and a failed build leaves nothing installed."""
 
-import os
 import shutil
 from pathlib import Path
 

@@ -57,3 +57,31 @@ def test_scan_a_saved_file(sslperf_dirs, tmp_path):
     assert result.returncode == 0 and "sha256-qat" in result.stdout and "hardware" in result.stdout
     missing = run_cli("offload", "scan", "--file", tmp_path / "nope.txt")
     assert missing.returncode == 2 and "Cannot read" in missing.stderr
+
+
+DATA = Path(__file__).parent / "data" / "offload"
+
+
+def test_crossover_logic():
+    user = {16: 40.0, 1024: 46.0, 8192: 46.0}
+    assert 1024 < offload.crossover({16: 1.0, 1024: 44.0, 8192: 90.0}, user) < 8192
+    assert offload.crossover({16: 1.0, 1024: 20.0, 8192: 30.0}, user) is None          # never wins
+    assert offload.crossover({16: 50.0, 1024: 60.0, 8192: 90.0}, user) == 16           # always wins
+    assert offload.crossover({16: 50.0, 1024: 20.0, 8192: 90.0}, user) > 1024          # must win at every larger size
+
+
+def test_config_from_seed_004s_real_outputs(sslperf_dirs):
+    """The afalg README's own measurements (Marvell CESA, OpenSSL 1.1.1d): the
+    kernel loses up to 1 KiB and doubles userspace from 8 KiB."""
+    result = run_cli("offload", "config", DATA / "afalg-no-fallback.txt", DATA / "software.txt")
+    assert result.returncode == 0, result.stderr
+    [line] = [l for l in result.stdout.splitlines() if l.startswith("CIPHERS = ")]
+    threshold = int(line.split(":")[1])
+    assert 1024 < threshold < 8192 and threshold % 16 == 0
+    assert "[afalg_section]" in result.stdout and "openssl_conf = openssl_init" in result.stdout
+    devcrypto = run_cli("offload", "config", DATA / "afalg-no-fallback.txt", DATA / "software.txt",
+                        "--engine", "devcrypto")
+    assert "CIPHERS = NONE" in devcrypto.stdout and "cannot switch by size" in devcrypto.stdout
+    # The engine's own fallback output (small requests in software) never loses: it wins from the start.
+    fallback = run_cli("offload", "config", DATA / "afalg-with-fallback.txt", DATA / "software.txt")
+    assert fallback.returncode == 0 and "CIPHERS = AES-256-CBC:" in fallback.stdout

@@ -8,7 +8,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 
 import pytest
 

@@ -66,3 +66,41 @@ def scan_cmd(show_all: bool, source: Path | None, as_json: bool) -> None:
         console.print(f"[yellow]AF_ALG: not available here[/]: {escape(af_alg['reason'])}. The afalg and "
                       "devcrypto engines cannot work on this machine, so `offload bench` has nothing to time; "
                       "the scan above still shows what the kernel has.")
+
+
+@offload.command("config")
+@click.argument("kernel_output", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("user_output", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--engine", type=click.Choice(["afalg", "devcrypto"]), default="afalg", show_default=True)
+def config_cmd(kernel_output: Path, user_output: Path, engine: str) -> None:
+    """Engine configuration from two `openssl speed -elapsed` outputs (or
+    bssl/-mr outputs): one through the kernel engine with no software
+    fallback, one without the engine. Per cipher, the request size from
+    which the kernel driver wins is measured, and only winning ciphers are
+    enabled, from that size on.
+
+    \b
+    Example (seed 004):
+      openssl speed -evp aes-256-cbc -elapsed -engine afalg > kernel.txt   # CIPHERS=AES-256-CBC:0
+      OPENSSL_CONF=/ openssl speed -evp aes-256-cbc -elapsed > user.txt
+      sslperf offload config kernel.txt user.txt >> openssl.cnf
+    """
+    from sslperf import importers
+    from sslperf import offload as kernel
+    from sslperf.errors import SslperfError
+
+    runs = []
+    for path in (kernel_output, user_output):
+        try:
+            runs.append(importers.parse(path.read_text(), source_name=str(path)))
+        except OSError as exc:
+            raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None
+    results = kernel.crossovers(*runs)
+    if not results:
+        raise SslperfError("The two outputs have no cipher measured at the same sizes in both.",
+                           hint="Run the same `openssl speed -evp CIPHER -elapsed` with and without the engine.")
+    for c in results:
+        where = f"kernel wins from {c.threshold} bytes" if c.threshold is not None else "kernel never wins"
+        detail = ", ".join(f"{s} B {k / u:.2f}x" for s, k, u in c.points)
+        console.print(f"# {c.cipher}: {where} (kernel/userspace: {detail})", style="dim")
+    click.echo(kernel.engine_config(results, engine), nl=False)
