@@ -95,6 +95,23 @@ def tables(run: Run, metric: str = "wall") -> list:
     return out
 
 
+def _lib_table(title: str, first_column: str, libs: list[str], justify: str = "right") -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(first_column)
+    for lib in libs:
+        table.add_column(escape(lib), justify=justify)
+    return table
+
+
+def _ok(m: Measurement | None, metric: str):
+    """The summary of a measured result, or None for n/a, errors and gaps."""
+    return m.summary(metric) if m is not None and m.status == "ok" else None
+
+
+def _status(m: Measurement | None) -> Text:
+    return Text(m.status if m else "", style="dim")
+
+
 def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
     """µs per call of each way of doing the same work, and what it saves
     against the first (naive) way, per library."""
@@ -102,20 +119,18 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
 
     alternatives = any(API_TOPICS[topic] == group for topic in API_ALTERNATIVES)
     title = f"{group} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
-    table = Table(title=title, title_justify="left")
-    table.add_column("way")
-    for lib in libs:
-        table.add_column(escape(lib), justify="right")
+    table = _lib_table(title, "way", libs)
     naive: dict[str, float] = {}
     for per_lib in rows.values():
         first = next(iter(per_lib.values()))
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
-            if m is None or m.status != "ok" or m.summary(metric) is None:
-                cells.append(Text(m.status if m else "", style="dim"))
+            s = _ok(m, metric)
+            if s is None:
+                cells.append(_status(m))
                 continue
-            us, s = m.micros_per_op(metric), m.summary(metric)
+            us = m.micros_per_op(metric)
             text = Text(micros(us))
             text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
             if lib in naive and alternatives:
@@ -133,19 +148,16 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
 def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
     """µs per handshake (the client's and the server's CPU apart) and
     handshakes per second, libraries side by side, the fastest marked."""
-    table = Table(title=f"{group} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
-                  title_justify="left")
-    table.add_column("protocol group certificate client-SSL_CTX")
-    for lib in libs:
-        table.add_column(escape(lib), justify="right")
+    table = _lib_table(f"{group} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
+                       "protocol group certificate client-SSL_CTX", libs)
     for per_lib in rows.values():
         best = _fastest(per_lib.values(), metric)
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
-            s = m.summary(metric) if m and m.status == "ok" else None
+            s = _ok(m, metric)
             if s is None:
-                cells.append(Text(m.status if m else "", style="dim"))
+                cells.append(_status(m))
                 continue
             text = Text(micros(m.micros_per_op(metric)), style="bold green" if m is best else "")
             text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
@@ -172,17 +184,14 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     with seed 001's descstat lines under each cell."""
     from sslperf.stats import describe
 
-    table = Table(title=f"{group} (ms per request: median, p95; connect → pretransfer → total)",
-                  title_justify="left")
-    table.add_column("request")
-    for lib in libs:
-        table.add_column(escape(lib), justify="left")
+    table = _lib_table(f"{group} (ms per request: median, p95; connect → pretransfer → total)", "request", libs,
+                       justify="left")
     for per_lib in rows.values():
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
             if m is None or m.status != "ok" or not m.extra:
-                cells.append(Text(f"{m.status}" if m else "", style="dim"))
+                cells.append(_status(m))
                 continue
             text = Text()
             for key, name in (("connect_ns", "connect"), ("pretransfer_ns", "pretransfer"), ("total_ns", "total")):
@@ -199,18 +208,15 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
 
 def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
     """Handshakes per second by thread count, and the speed-up over one thread."""
-    table = Table(title=f"{group} (handshakes/s, median ±95% CI; speed-up over 1 thread)", title_justify="left")
-    table.add_column("threads")
-    for lib in libs:
-        table.add_column(escape(lib), justify="right")
+    table = _lib_table(f"{group} (handshakes/s, median ±95% CI; speed-up over 1 thread)", "threads", libs)
     one: dict[str, float] = {}
     for per_lib in rows.values():
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
-            s = m.summary(metric) if m and m.status == "ok" else None
+            s = _ok(m, metric)
             if s is None:
-                cells.append(Text(m.status if m else "", style="dim"))
+                cells.append(_status(m))
                 continue
             one.setdefault(lib, s.median)
             text = Text(f"{s.median:,.0f}/s")
