@@ -39,3 +39,27 @@ def test_bad_input_is_one_paragraph(sslperf_dirs):
         result = run_cli("speed", *args)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert result.stderr.startswith("error: ") and needle in result.stderr, result.stderr
+
+
+def test_ctrl_c_keeps_what_was_measured(sslperf_dirs):
+    """An interrupted run keeps every finished case in the store, marked incomplete."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "sslperf", "speed", "--quick"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:          # wait until some cases are in the store
+        rows = json.loads(run_cli("runs", "list", "--json").stdout or "[]")
+        if rows and rows[0]["measurements"] >= 3:
+            break
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    [row] = json.loads(run_cli("runs", "list", "--json").stdout)
+    assert row["complete"] is False and 3 <= row["measurements"] < 34
