@@ -128,7 +128,11 @@ static int write_ca_file(X509 *ca, char *path, size_t len)
     char filler[700];
     if (!dir || !*dir)
         return 0;
-    snprintf(path, len, "%s/tls-ca-XXXXXX", dir);
+    int used = snprintf(path, len, "%s/tls-ca-", dir);
+    if (used < 0 || (size_t)used + 7 > len)
+        return 0;
+    memset(path + used, 'X', 6);              /* mkstemp's template: six letters it replaces */
+    path[used + 6] = '\0';
     int fd = mkstemp(path);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out)
