@@ -84,3 +84,9 @@ def show(run, as_json: bool, console, metric: str = "wall") -> None:
     from sslperf.report.terminal import print_run
 
     print_run(run, console, metric)
+
+
+def list_cases(cases) -> None:
+    """`--list`: the case ids, one a line."""
+    for case in cases:
+        click.echo(case.id)

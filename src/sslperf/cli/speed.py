@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf import environment, suites
-from sslperf.cli.common import find_libs, measure
+from sslperf.cli.common import find_libs, list_cases, measure
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -65,9 +65,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
         cases = suites.suite(depth, extra_sizes, workloads)
     cases = suites.select(cases, patterns)
     if list_only:
-        for case in cases:
-            click.echo(case.id)
-        return
+        return list_cases(cases)
     libs = find_libs(lib_names)
     plan = suites.DEPTHS[depth]
     settings = Settings(time_ms or plan.target_ms, samples or plan.samples, cpu_mask)

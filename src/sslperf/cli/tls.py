@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from sslperf import suites
-from sslperf.cli.common import certificates, find_libs, measure, open_store, show
+from sslperf.cli.common import certificates, find_libs, list_cases, measure, open_store, show
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 
@@ -57,9 +57,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
     cases = [suites.parse_case(c) for c in case_ids] if case_ids else suites.tls_suite(depth or "default")
     cases = suites.select(cases, patterns)
     if list_only:
-        for case in cases:
-            click.echo(case.id)
-        return
+        return list_cases(cases)
     libs = find_libs(lib_names)
     with certificates(libs[0]) as workdir:
         if loopback or thread_list:

@@ -43,7 +43,7 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
     if s.n == 1:
         text.append(" (one reported figure)", style="dim")
     else:
-        text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+        _append_ci(text, s)
     if m.unit == "ops":
         text.append(f" ({micros(m.micros_per_op(metric))})", style="dim")
     if fastest:
@@ -95,6 +95,11 @@ def tables(run: Run, metric: str = "wall") -> list:
     return out
 
 
+def _append_ci(text: Text, s) -> None:
+    """` ±x.x%`: the 95% CI half-width, highlighted when the figure is noisy."""
+    text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+
+
 def _lib_table(title: str, first_column: str, libs: list[str], justify: str = "right") -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column(first_column)
@@ -132,7 +137,7 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
                 continue
             us = m.micros_per_op(metric)
             text = Text(micros(us))
-            text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+            _append_ci(text, s)
             if lib in naive and alternatives:
                 saving = 1 - us / naive[lib]
                 text.append(f" ({-saving * 100:+.0f}%)", style="green" if saving > 0 else "red")
@@ -160,7 +165,7 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
                 cells.append(_status(m))
                 continue
             text = Text(micros(m.micros_per_op(metric)), style="bold green" if m is best else "")
-            text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+            _append_ci(text, s)
             client, server = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
             if client is not None and server is not None:
                 text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
