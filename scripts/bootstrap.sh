@@ -24,11 +24,18 @@ want git git
 want cargo cargo
 want /usr/include/openssl/ssl.h libssl-dev
 want openssl openssl
+# `sslperf profile`: perf (sampling) and valgrind (callgrind, where perf is not allowed).
+want perf linux-perf
+want valgrind valgrind
 if [ "${EXTRAS:-}" = "test" ]; then
   # The tests start a real PostgreSQL and open the HTML report in headless Chromium.
   want /usr/lib/postgresql postgresql
   want chromium chromium
   want runuser util-linux
+  # `sslperf recommend` snippets are checked by the servers' own config parsers.
+  want /usr/sbin/nginx nginx
+  want /usr/sbin/haproxy haproxy
+  want /usr/sbin/apache2 apache2
 fi
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
