@@ -106,8 +106,8 @@ static X509 *certificate(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *
              && X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name)
              && X509_set_pubkey(cert, key);
     if (ok) {
-        ext = ca ? X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints, "critical,CA:TRUE")
-                 : X509V3_EXT_conf_nid(NULL, NULL, NID_subject_alt_name, "DNS:localhost");
+        ext = ca ? X509V3_EXT_nconf_nid(NULL, NULL, NID_basic_constraints, "critical,CA:TRUE")
+                 : X509V3_EXT_nconf_nid(NULL, NULL, NID_subject_alt_name, "DNS:localhost");
         ok = ext && X509_add_ext(cert, ext, -1);
     }
     ok = ok && X509_sign(cert, issuer_key, EVP_sha256()) > 0;
