@@ -192,29 +192,45 @@ def crossovers(kernel_run, user_run) -> list[Crossover]:
     return out
 
 
-def engine_config(results: list[Crossover], engine: str = "afalg") -> str:
+def engine_config(results: list[Crossover], engine: str = "afalg", digests: list[Crossover] | None = None,
+                  notes: list[str] | None = None) -> str:
     """An openssl.cnf fragment enabling the engine only for ciphers whose
     driver wins, each from its measured crossover size (afalg), or only for
     ciphers the driver wins at every size (devcrypto, which has no
-    per-size threshold)."""
+    per-size threshold). Digests (`offload bench`) have no threshold in
+    either engine: one is listed only where its driver wins at every size.
+    `notes` become comment lines at the top."""
+    comments = [f"sslperf offload config: {engine} engine, from measured crossover sizes", *(notes or [])]
     winners = [c for c in results if c.threshold is not None]
-    lines = [f"# sslperf offload config: {engine} engine, from measured crossover sizes",
-             "openssl_conf = openssl_init", "", "[openssl_init]", "engines = engine_section", "",
-             "[engine_section]", f"{engine} = {engine}_section", "", f"[{engine}_section]",
-             "default_algorithms = CIPHERS"]
+    default_algorithms = "CIPHERS"
+    settings = ["USE_SOFTDRIVERS = 0"]
     for c in results:
         if c.threshold is None:
-            lines.insert(1, f"# {c.cipher}: the kernel driver never wins in the sizes measured; left to userspace")
+            comments.append(f"{c.cipher}: the kernel driver never wins in the sizes measured; left to userspace")
     if engine == "afalg":
-        lines.append("USE_SOFTDRIVERS = 0")
         listed = ", ".join(f"{c.cipher}:{c.threshold}" for c in winners)
-        lines.append(f"CIPHERS = {listed}" if listed else "CIPHERS = NONE")
+        settings.append(f"CIPHERS = {listed}" if listed else "CIPHERS = NONE")
     else:
         always = [c for c in winners if c.threshold == min(s for s, _, _ in c.points)]
         for c in winners:
             if c not in always:
-                lines.insert(1, f"# {c.cipher}: wins only from {c.threshold} bytes; devcrypto cannot switch by "
+                comments.append(f"{c.cipher}: wins only from {c.threshold} bytes; devcrypto cannot switch by "
                                 "size, so it is left to userspace (the afalg engine can)")
-        lines.append("USE_SOFTDRIVERS = 0")
-        lines.append(f"CIPHERS = {', '.join(c.cipher for c in always) or 'NONE'}")
+        settings.append(f"CIPHERS = {', '.join(c.cipher for c in always) or 'NONE'}")
+    if digests is not None:
+        everywhere = [d for d in digests if d.threshold is not None and d.threshold == min(s for s, _, _ in d.points)]
+        for d in digests:
+            if d.threshold is None:
+                comments.append(f"{d.cipher}: the kernel driver never wins in the sizes measured; left to userspace")
+            elif d not in everywhere:
+                comments.append(f"{d.cipher}: wins only from {d.threshold} bytes; digests cannot switch by size "
+                                "in either engine, so it is left to userspace")
+        if everywhere:
+            comments.append("digests through an engine share one kernel context across fork() (seed 004): "
+                            "check that no program here forks with an open digest context")
+            default_algorithms = "CIPHERS, DIGESTS"
+        settings.append(f"DIGESTS = {', '.join(d.cipher for d in everywhere) or 'NONE'}")
+    lines = [*(f"# {c}" for c in comments), "openssl_conf = openssl_init", "", "[openssl_init]",
+             "engines = engine_section", "", "[engine_section]", f"{engine} = {engine}_section", "",
+             f"[{engine}_section]", f"default_algorithms = {default_algorithms}", *settings]
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@
  *                                      which interleaves libraries sample by sample)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *   harness https-server | https-get | tls-threads   loopback and threads (loopback.c)
+ *   harness afalg-bench [opts] [ALG...]   kernel crypto (AF_ALG) against the library (afalg.c)
  *
  * serve commands, one per line, each answered by one JSON line:
  *   info | prepare ID | calibrate ID TARGET_NS | sample ID ITERS COUNT | release ID | quit
@@ -362,6 +363,8 @@ int main(int argc, char **argv)
         return run_mode(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "serve") == 0)
         return serve_mode();
+    if (argc >= 2 && strcmp(argv[1], "afalg-bench") == 0)
+        return afalg_bench(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "https-server") == 0)
         return https_server(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "https-get") == 0)
