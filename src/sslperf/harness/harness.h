@@ -62,6 +62,7 @@ int make_certs(const char *dir, int count);
 int https_server(int argc, char **argv);
 int https_get(int argc, char **argv);
 int tls_threads(const char *case_id, int threads, int milliseconds);
+int check_config(int argc, char **argv);
 int afalg_bench(int argc, char **argv);   /* afalg.c */
 void json_string(const char *s);     /* prints s as a JSON string */
 prep_status prep_na(prep_result *res, const char *fmt, ...);

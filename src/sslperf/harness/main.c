@@ -6,6 +6,7 @@
  *                                      which interleaves libraries sample by sample)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *   harness https-server | https-get | tls-threads   loopback and threads (loopback.c)
+ *   harness check-config KEY=VALUE... does this library accept these TLS settings (config_check.c)
  *   harness afalg-bench [opts] [ALG...]   kernel crypto (AF_ALG) against the library (afalg.c)
  *
  * serve commands, one per line, each answered by one JSON line:
@@ -369,6 +370,8 @@ int main(int argc, char **argv)
         return https_server(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "https-get") == 0)
         return https_get(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "check-config") == 0)
+        return check_config(argc - 2, argv + 2);
     if (argc == 5 && strcmp(argv[1], "tls-threads") == 0)
         return tls_threads(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (argc == 4 && strcmp(argv[1], "mkcerts") == 0) {
