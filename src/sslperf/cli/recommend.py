@@ -53,6 +53,9 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, a
     """
     floor = int(min_security)
     (lib,) = find_libs((lib_name,))
+    if fmt == "openssl-cnf" and lib.flavor in ("boringssl", "aws-lc"):      # before measuring anything
+        raise SslperfError(f"{lib.name} is {lib.flavor}, which does not read openssl.cnf.",
+                           hint="Use --format nginx, haproxy, apache or text.")
     evidence = gather(ctx, lib, floor, run_ids, no_store)
     checker = LibraryCheck(lib)
     try:
