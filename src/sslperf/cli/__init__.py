@@ -15,6 +15,7 @@ from sslperf.cli.compare import compare
 from sslperf.cli.imports import import_cmd
 from sslperf.cli.libs import libs
 from sslperf.cli.offload import offload
+from sslperf.cli.profile import profile
 from sslperf.cli.recommend import recommend
 from sslperf.cli.report import report
 from sslperf.cli.runs import runs
@@ -54,6 +55,7 @@ cli.add_command(compare)
 cli.add_command(report)
 cli.add_command(import_cmd)
 cli.add_command(offload)
+cli.add_command(profile)
 cli.add_command(recommend)
 
 

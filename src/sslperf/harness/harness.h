@@ -64,6 +64,7 @@ int https_get(int argc, char **argv);
 int tls_threads(const char *case_id, int threads, int milliseconds);
 int check_config(int argc, char **argv);
 int afalg_bench(int argc, char **argv);   /* afalg.c */
+int profile_case(bench_case *c, uint64_t iters, double seconds);   /* profile.c */
 void json_string(const char *s);     /* prints s as a JSON string */
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);

@@ -4,6 +4,7 @@
  *   harness run [opts] CASE...         measure cases, one JSON line per result
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
+ *   harness profile CASE [--seconds S | --iters N]   one case in a loop for a profiler (profile.c)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *   harness https-server | https-get | tls-threads   loopback and threads (loopback.c)
  *   harness check-config KEY=VALUE... does this library accept these TLS settings (config_check.c)
@@ -301,6 +302,31 @@ static int run_mode(int argc, char **argv)
     return failures ? 1 : 0;
 }
 
+static int profile_mode(int argc, char **argv)
+{
+    double seconds = 5;
+    unsigned long long iters = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--seconds") == 0)
+            seconds = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--iters") == 0)
+            iters = strtoull(argv[i + 1], NULL, 10);
+    }
+    prep_result res;
+    if (argc < 1) {
+        emit_status("error", "", "no case named");
+        return 2;
+    }
+    bench_case *c = prepare(argv[0], &res);     /* setup: before and outside the profiled loop */
+    if (c == NULL) {
+        emit_status(status_type(res.status), argv[0], res.reason);
+        return 1;
+    }
+    int ok = profile_case(c, iters, seconds > 0 ? seconds : 5);
+    release_case(c->id);
+    return ok ? 0 : 1;
+}
+
 static int serve_mode(void)
 {
     char line[512];
@@ -364,6 +390,8 @@ int main(int argc, char **argv)
         return run_mode(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "serve") == 0)
         return serve_mode();
+    if (argc >= 2 && strcmp(argv[1], "profile") == 0)
+        return profile_mode(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "afalg-bench") == 0)
         return afalg_bench(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "https-server") == 0)
@@ -384,6 +412,7 @@ int main(int argc, char **argv)
         return ok ? 0 : 1;
     }
     fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve | mkcerts DIR COUNT | "
+                    "profile CASE [--seconds S | --iters N] | "
                     "https-server ... | https-get ... | tls-threads CASE THREADS MS\n", argv[0]);
     return 2;
 }
