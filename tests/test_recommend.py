@@ -232,6 +232,14 @@ def test_built_library_advice_is_valid(built_openssl, in_e2e_cache, server_cert,
     ciphers = subprocess.run([own_openssl, "ciphers", "-s", "-tls1_2", advice["cipher_string"]],
                              capture_output=True, text=True, timeout=60)
     assert ciphers.returncode == 0 and advice["cipher_string"] in ciphers.stdout, ciphers.stderr
+    # Its openssl.cnf: the library applies it, and its own `openssl ciphers` resolves to the advice.
+    cnf = tmp_path / "tls.cnf"
+    _cli("recommend", "--lib", built_openssl, "--format", "openssl-cnf", "--out", cnf, *from_runs, env=env)
+    from sslperf.cli.recommend import LibraryCheck
+    assert LibraryCheck(installed.find(built_openssl)).run(f"conf={cnf}")["type"] == "config"
+    resolved = subprocess.run([own_openssl, "ciphers", "-s"], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "OPENSSL_CONF": str(cnf)})
+    assert resolved.stdout.strip().split(":") == advice["tls13_suites"] + advice["cipher_string"].split(":")
     if HAS_AES:
         mobile = json.loads(_cli("recommend", "--json", "--lib", built_openssl, "--clients", "mobile", *from_runs,
                                  env=env))
