@@ -206,7 +206,7 @@ def decide(evidence: Evidence, lib: str, flavor: str, version: str, clients: str
     aeads, equal, prioritize = _aeads(evidence, flavor, clients, min_security, points)
     groups = _groups(evidence, min_security, accepts, points)
     certs = _certs(evidence, min_security, compat, points)
-    sigalgs = [s for s, key, bits in _ordered_sigalgs(certs) if bits >= min_security and accepts("sigalgs", s)]
+    sigalgs = [s for s, _key, bits in _ordered_sigalgs(certs) if bits >= min_security and accepts("sigalgs", s)]
     points.append(Point("signature algorithms", ":".join(sigalgs), [
         f"the certificate's own algorithm first ({', '.join(c.sigalg for c in certs)}); no SHA-1 or SHA-224; "
         f"nothing under the {min_security}-bit floor"]))
@@ -226,7 +226,7 @@ def _aeads(evidence: Evidence, flavor: str, clients: str, floor: int, points: li
     server = sorted(measured, key=lambda a: evidence.micros(a.case))        # cheapest for this server first
     chacha = next((a for a in measured if a.name == "chacha20-poly1305"), None)
     aes = [a for a in measured if a is not chacha]
-    because = [f"this server: " + ", ".join(f"{a.label} {evidence.figure(a.case)}" for a in server)
+    because = ["this server: " + ", ".join(f"{a.label} {evidence.figure(a.case)}" for a in server)
                + f" per {TLS_RECORD}-byte record"]
     chacha_wins_without_aes = False
     if chacha and aes:

@@ -107,13 +107,12 @@ def config_cmd(kernel_output: Path, user_output: Path, engine: str) -> None:
 
 
 def _sizes(ctx, param, value: str) -> list[int]:
+    """The --sizes list as the other verbs parse it, capped at one AF_ALG request."""
     from sslperf.offload_bench import MAX_SIZE
+    from sslperf.suites import parse_sizes
 
-    try:
-        sizes = sorted({int(v) for v in value.split(",") if v.strip()})
-    except ValueError:
-        raise click.BadParameter("a comma-separated list of sizes in bytes, e.g. 16,256,1024,16384") from None
-    if not sizes or sizes[0] < 1 or sizes[-1] > MAX_SIZE:
+    sizes = sorted(set(parse_sizes(value)))
+    if sizes[-1] > MAX_SIZE:
         raise click.BadParameter(f"each size from 1 to {MAX_SIZE} bytes (one AF_ALG request)")
     return sizes
 

@@ -130,8 +130,13 @@ def _newest(measurements):
 
 
 def _can_mask() -> bool:
-    import platform
-    return platform.machine() in ("x86_64", "AMD64", "i686", "i386")
+    """Whether this CPU takes OPENSSL_ia32cap masks (environment decides, as for `speed --cpu-mask`)."""
+    from sslperf.environment import mask_env
+    try:
+        mask_env(MASK)
+    except SslperfError:
+        return False
+    return True
 
 
 def _progress():
