@@ -15,7 +15,6 @@ Targets (issue 3): within 3% at 1024, 8192 and 16384 bytes, 5% at 16 and
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import statistics
@@ -24,7 +23,7 @@ import sys
 from pathlib import Path
 
 from sslperf.libs import installed
-from sslperf.native import harness_binary
+from sslperf.measure import harness_client
 
 SIZES = (16, 64, 1024, 8192, 16384)
 SYMMETRIC = (("aes-128-gcm", "cipher/aes-128-gcm/encrypt/{n}/speed-compat"),
@@ -73,15 +72,14 @@ def speed_public_key(binary: Path, alg: str, seconds: int) -> float:
     return float(match.group(1))
 
 
-def sslperf_rate(harness: Path, case: str, seconds: int) -> float:
+def sslperf_rate(lib, case: str, seconds: int) -> float:
     """Operations over CPU time across samples filling `seconds`: the same
     estimator as `openssl speed` (count / user time), not sslperf's median,
     because on a noisy machine interference only ever slows a run down and
     a mean over the whole time sits below the median."""
     samples = 10
-    result = subprocess.run([harness, "run", "--time-ms", str(int(seconds * 1000 / samples)), "--samples",
-                             str(samples), case], capture_output=True, text=True, timeout=600)
-    record = json.loads(result.stdout.splitlines()[-1])
+    record = harness_client.call(lib, "run", "--time-ms", str(int(seconds * 1000 / samples)), "--samples",
+                                 str(samples), case, timeout=600, ok_codes=None).last
     if record["type"] != "result":
         sys.exit(f"{case}: {record}")
     scale = record["bytes_per_op"] if record["unit"] == "bytes" else 1
@@ -98,7 +96,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     for name in args.lib or ["system"]:
         lib = installed.find(name)
-        binary, harness = openssl_binary(lib), harness_binary(lib)
+        binary = openssl_binary(lib)
         jobs = [(alg, n, case.format(n=n)) for alg, case in SYMMETRIC for n in SIZES]
         jobs += [(alg, None, case) for alg, case, _ in PUBLIC_KEY]
         for alg, size, case in jobs:
@@ -106,7 +104,7 @@ def main() -> None:
             for _ in range(args.rounds):   # alternate, so drift hits both alike
                 theirs.append(speed_symmetric(binary, alg, size, args.seconds) if size
                               else speed_public_key(binary, alg, args.seconds))
-                ours.append(sslperf_rate(harness, case, args.seconds))
+                ours.append(sslperf_rate(lib, case, args.seconds))
             t, o = statistics.median(theirs), statistics.median(ours)
             unit = (lambda v: f"{v / 1e6:,.1f} MB/s") if size else (lambda v: f"{v:,.0f} op/s")
             print(f"| {lib.name} ({lib.version_string}) | {alg} | {size or ''} | {unit(t)} | {unit(o)} | "

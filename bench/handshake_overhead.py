@@ -10,8 +10,6 @@ over rounds. Target: within 3%.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -20,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from sslperf.libs import installed
-from sslperf.native import harness_binary
+from sslperf.measure import harness_client
 
 HERE = Path(__file__).parent
 CASE = "tls/handshake/tls1.3/x25519/ecdsa-p256/shared"
@@ -33,7 +31,6 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
     lib = installed.find(args.lib)
-    harness = harness_binary(lib)
     work = Path(tempfile.mkdtemp(prefix="sslperf-bench-"))
     try:
         minimal = work / "minimal_handshake"
@@ -41,7 +38,7 @@ def main() -> None:
                         str(minimal), *lib.linkage.libs], check=True, timeout=300)
         # The same shape of certificates as the harness makes: a P-256 CA and a P-256 leaf,
         # and a CA file of ~150 certificates for the client to load.
-        subprocess.run([harness, "mkcerts", str(work), "150"], check=True, capture_output=True, timeout=300)
+        harness_client.call(lib, "mkcerts", str(work), "150", timeout=300)
         # Any openssl command makes the files; built prefixes have no openssl.cnf for `req`.
         openssl = Path(shutil.which("openssl") or "openssl")
         run = lambda *a: subprocess.run([openssl, *a], check=True, capture_output=True, cwd=work, timeout=120)  # noqa
@@ -53,15 +50,15 @@ def main() -> None:
         run("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
             "leaf.pem", "-days", "2", "-extfile", "ext")
         (work / "cafile.pem").write_text((work / "ca-bundle.pem").read_text() + (work / "ca.pem").read_text())
-        env = {**os.environ, "SSLPERF_CERT_DIR": str(work)}
+        env = {"SSLPERF_CERT_DIR": str(work)}
         ms = int(args.seconds * 1000)
         theirs, ours = [], []
         for _ in range(args.rounds):
             out = subprocess.run([minimal, work / "leaf.pem", work / "leaf.key", work / "cafile.pem", str(ms)],
                                  capture_output=True, text=True, timeout=120, check=True).stdout
             theirs.append(float(out))
-            record = json.loads(subprocess.run([harness, "run", "--time-ms", str(ms // 10), "--samples", "10", CASE],
-                                               capture_output=True, text=True, timeout=120, env=env).stdout)
+            record = harness_client.call(lib, "run", "--time-ms", str(ms // 10), "--samples", "10", CASE,
+                                         timeout=120, env=env).last
             ours.append(sum(record["ops"]) * 1e9 / sum(record["wall_ns"]))
         t, o = statistics.median(theirs), statistics.median(ours)
         print(f"{lib.name} ({lib.version_string}): minimal loop {t:,.0f} hs/s, harness {o:,.0f} hs/s, "

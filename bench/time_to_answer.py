@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from sslperf import suites
+from sslperf.measure import suites
 from sslperf.libs import installed
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])

@@ -52,6 +52,14 @@ def built_openssl(e2e_env):
     return "openssl-1.1.1w"
 
 
+@pytest.fixture(scope="session")
+def built_openssl3(e2e_env):
+    """An OpenSSL 3.6 built from the crate (it has ML-KEM, ML-DSA and the hybrid TLS group)."""
+    result = run_cli("libs", "build", "openssl-3.6", env=e2e_env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    return "openssl-3.6"
+
+
 @pytest.fixture
 def in_e2e_cache(e2e_env, monkeypatch):
     for key, value in e2e_env.items():

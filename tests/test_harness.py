@@ -3,12 +3,12 @@ an OpenSSL 1.1.1w built from the crate."""
 
 import pytest
 
-from sslperf import environment
+from sslperf.measure import environment
 from sslperf.libs import installed
 from sslperf.libs.system import find_system
-from sslperf.native import Worker
-from sslperf.runner import Runner, Settings
-from sslperf.suites import parse_case
+from sslperf.measure.harness_client import Worker
+from sslperf.measure.runner import Runner, Settings
+from sslperf.measure.suites import parse_case
 
 # One case per family and kind of operation, all checked by the harness before timing.
 FAMILY_CASES = [
@@ -75,7 +75,8 @@ def test_the_worker_refuses_bad_names_and_sizes(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_built_library_and_interleaving(built_openssl, in_e2e_cache):
+def test_a_built_library_measures_beside_the_system_one(built_openssl, in_e2e_cache):
+    """(The order of the samples, A B / B A, is tested with fake workers in test_runner.py.)"""
     lib = installed.find(built_openssl)
     run = measure([find_system(), lib], ["cipher/aes-128-gcm/encrypt/16384", "sig/ecdsa-p256/sign"], samples=4)
     assert [l.version_string for l in run.libs][1].startswith("OpenSSL 1.1.1w")

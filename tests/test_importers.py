@@ -16,7 +16,7 @@ import pytest
 from sslperf.errors import SslperfError
 from sslperf.importers import FORMATS, detect_format, parse
 from sslperf.results import Run
-from sslperf.suites import parse_case
+from sslperf.measure.suites import parse_case
 
 DATA = Path(__file__).parent / "data" / "speed"
 OPENSSL = shutil.which("openssl")

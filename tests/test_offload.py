@@ -6,19 +6,19 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from sslperf import offload
+from sslperf.offload import config, drivers
 
 PROC = Path("/proc/crypto")
 
 
 @pytest.mark.skipif(not PROC.exists(), reason="no /proc/crypto")
 def test_parse_the_real_proc_crypto():
-    drivers = offload.parse(PROC.read_text())
-    assert len(drivers) >= 10
-    assert all(d.name and d.driver and d.type for d in drivers)
-    picked = offload.chosen(drivers)
+    found = drivers.parse(PROC.read_text())
+    assert len(found) >= 10
+    assert all(d.name and d.driver and d.type for d in found)
+    picked = drivers.chosen(found)
     for d in picked:      # nothing with a higher priority for the same algorithm and type was passed over
-        rivals = [o for o in drivers if (o.name, o.type) == (d.name, d.type) and not o.internal
+        rivals = [o for o in found if (o.name, o.type) == (d.name, d.type) and not o.internal
                   and o.selftest in ("passed", "unknown", "")]
         assert d.priority == max(o.priority for o in rivals)
 
@@ -32,10 +32,10 @@ def test_chosen_takes_the_highest_priority_that_passed():
         "type : skcipher",
         "name : cbc(aes)\ndriver : broken\nmodule : kernel\npriority : 9000\nselftest : failed\ntype : skcipher",
     ])
-    drivers = offload.parse(text)
-    [best] = offload.chosen(drivers)
+    found = drivers.parse(text)
+    [best] = drivers.chosen(found)
     assert best.driver == "cbc-aes-caam" and best.kind == "hardware" and best.is_async
-    kinds = {d.driver: d.kind for d in drivers}
+    kinds = {d.driver: d.kind for d in found}
     assert kinds["cbc-aes-aesni"] == "cpu-accelerated" and kinds["cbc(aes-generic)"] == "generic"
 
 
@@ -64,15 +64,15 @@ DATA = Path(__file__).parent / "data" / "offload"
 
 def test_crossover_logic():
     user = {16: 40.0, 1024: 46.0, 8192: 46.0}
-    assert 1024 < offload.crossover({16: 1.0, 1024: 44.0, 8192: 90.0}, user) < 8192
-    assert offload.crossover({16: 1.0, 1024: 20.0, 8192: 30.0}, user) is None          # never wins
-    assert offload.crossover({16: 50.0, 1024: 60.0, 8192: 90.0}, user) == 16           # always wins
-    assert offload.crossover({16: 50.0, 1024: 20.0, 8192: 90.0}, user) > 1024          # must win at every larger size
+    assert 1024 < config.crossover({16: 1.0, 1024: 44.0, 8192: 90.0}, user) < 8192
+    assert config.crossover({16: 1.0, 1024: 20.0, 8192: 30.0}, user) is None          # never wins
+    assert config.crossover({16: 50.0, 1024: 60.0, 8192: 90.0}, user) == 16           # always wins
+    assert config.crossover({16: 50.0, 1024: 20.0, 8192: 90.0}, user) > 1024          # must win at every larger size
 
 
 def test_config_from_seed_004s_real_outputs(sslperf_dirs):
-    """The afalg README's own measurements (Marvell CESA, OpenSSL 1.1.1d): the
-    kernel loses up to 1 KiB and doubles userspace from 8 KiB."""
+    """The AF_ALG engine write-up's own measurements (Marvell CESA, OpenSSL 1.1.1d):
+    the kernel loses up to 1 KiB and doubles userspace from 8 KiB."""
     result = run_cli("offload", "config", DATA / "afalg-no-fallback.txt", DATA / "software.txt")
     assert result.returncode == 0, result.stderr
     [line] = [l for l in result.stdout.splitlines() if l.startswith("CIPHERS = ")]

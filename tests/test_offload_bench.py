@@ -1,19 +1,19 @@
 """`sslperf offload bench`: the real harness (its library half runs
 everywhere, its AF_ALG half where the kernel allows it) and the threshold
-logic on a recording derived from seed 004's real `openssl speed` outputs."""
+logic on a recording derived from the real `openssl speed` outputs of the
+AF_ALG engine write-up (Marvell CESA, OpenSSL 1.1.1d; tests/data/offload)."""
 
 import errno
 import json
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli
-from sslperf import offload_bench
 from sslperf.libs import installed
-from sslperf.native import harness_binary
+from sslperf.measure import harness_client
+from sslperf.offload import bench as offload_bench
 
 DATA = Path(__file__).parent / "data" / "offload"
 RECORDING = DATA / "afalg-bench-seed004.jsonl"
@@ -46,12 +46,16 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def harness(cache):
-    return harness_binary(installed.find("system"))
+    """The system library, its harness compiled in the module's cache."""
+    lib = installed.find("system")
+    harness_client.harness_binary(lib)
+    return lib
 
 
-def run_harness(binary, *args):
-    done = subprocess.run([str(binary), "afalg-bench", *args], capture_output=True, text=True, timeout=300)
-    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
+def run_harness(lib, *args):
+    done = harness_client.call(lib, "afalg-bench", *args, timeout=300, ok_codes=None)
+    assert done.other == [], done.other          # nothing but JSON lines on stdout
+    return done.returncode, done.lines
 
 
 # ---- the real harness ----------------------------------------------------------
@@ -73,7 +77,7 @@ def test_harness_times_the_library_side_for_real(harness):
     code, lines = run_harness(harness, "--side", "user", "--seconds", "0.02", "--sizes", "16,100,4096")
     assert code == 0, lines
     results = [l for l in lines if l["type"] == "afalg-result"]
-    assert {l["alg"] for l in results} == set(offload_bench.ALGORITHMS)
+    assert {l["alg"] for l in results} == set(offload_bench.algorithm_names())
     for l in results:
         assert l["side"] == "user" and l["ops"] > 0 and l["wall_ns"] >= 20_000_000 and l["cpu_ns"] > 0
         assert 1e6 < l["size"] * l["ops"] * 1e9 / l["wall_ns"] < 1e12      # between 1 MB/s and 1 TB/s
@@ -129,7 +133,7 @@ def test_real_af_alg_bench(cache, tmp_path):
     assert "CIPHERS = " in config.read_text()
 
 
-# ---- the logic, on seed 004's real measurements ------------------------------------
+# ---- the logic, on the AF_ALG engine write-up's real measurements -------------------
 
 def test_recording_is_derived_from_seed_004s_tables():
     def table(name):

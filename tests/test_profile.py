@@ -1,16 +1,19 @@
 """`sslperf profile`: the parsers on real `perf report` and `callgrind_annotate`
 output (tests/data/profile, see its README), the comparison, the errors, and
-end to end on a real 1.1.1w and 3.0 (new SSL_CTX per handshake, seed 001)."""
+end to end on a real 1.1.1w and 3.0 (new SSL_CTX per handshake: the curl
+investigation of 3.0's slower new connections)."""
 
 import gzip
 import json
 import os
+import shutil
 import stat
 
 import pytest
 
 from conftest import DATA, run_cli
-from sslperf import profile
+from sslperf.profiling import compare, parse, record
+from sslperf.profiling.model import FunctionCost, Profile
 from sslperf.errors import SslperfError
 
 RECORDED = DATA / "profile"
@@ -23,13 +26,13 @@ def recorded(name: str) -> str:
         return f.read()
 
 
-def recorded_profile(lib: str, tool: str) -> profile.Profile:
+def recorded_profile(lib: str, tool: str) -> Profile:
     if tool == "perf":
-        functions, total = profile.parse_perf_report(recorded(f"{lib}.perf-report.txt"))
+        functions, total = parse.parse_perf_report(recorded(f"{lib}.perf-report.txt"))
     else:
-        functions, total = profile.parse_callgrind_annotate(recorded(f"{lib}.callgrind-self.txt"),
+        functions, total = parse.parse_callgrind_annotate(recorded(f"{lib}.callgrind-self.txt"),
                                                             recorded(f"{lib}.callgrind-inclusive.txt"))
-    return profile.Profile(lib, "", CASE, tool, "", total, 10, 1, 1, "", "", "", [], functions)
+    return Profile(lib, "", CASE, tool, "", total, 10, 1, 1, "", "", "", [], functions)
 
 
 # ---- names ------------------------------------------------------------------------
@@ -44,11 +47,11 @@ def recorded_profile(lib: str, tool: str) -> profile.Profile:
     ("ossl_sa_doall_arg", "ossl_sa_doall_arg"),
 ])
 def test_one_name_per_function(raw, name):
-    assert profile.function_name(raw) == name
+    assert parse.function_name(raw) == name
 
 
 def test_parts_of_one_function_are_merged():
-    merged = {f.name: f for f in profile.merge([("free@GLIBC_2.2.5", 2.0, 2.5), ("free", 1.0, 3.0),
+    merged = {f.name: f for f in parse.merge([("free@GLIBC_2.2.5", 2.0, 2.5), ("free", 1.0, 3.0),
                                                 ("f", 1.0, 60.0), ("f'2", 4.0, 150.0), ("g'2", 1.0, 120.0),
                                                 ("0xffffffffffffffff", 0.0, 98.2)])}
     assert merged["free"].self_share == 3.0 and merged["free"].inclusive_share == 3.0
@@ -65,7 +68,7 @@ def test_parts_of_one_function_are_merged():
 
 @pytest.mark.parametrize("lib", [OLD, NEW])
 def test_perf_report_parsed(lib):
-    functions, cpu_ns = profile.parse_perf_report(recorded(f"{lib}.perf-report.txt"))
+    functions, cpu_ns = parse.parse_perf_report(recorded(f"{lib}.perf-report.txt"))
     by_name = {f.name: f for f in functions}
     assert cpu_ns > 10**9                                  # cpu-clock: about the seconds profiled, in ns
     assert by_name["sslperf_profiled_loop"].inclusive_share > 99       # a few stacks do not unwind
@@ -85,7 +88,7 @@ def test_perf_report_of_30_shows_the_method_store():
 @pytest.mark.parametrize("lib", [OLD, NEW])
 def test_callgrind_annotate_parsed(lib):
     self_text = recorded(f"{lib}.callgrind-self.txt")
-    functions, instructions = profile.parse_callgrind_annotate(self_text, recorded(f"{lib}.callgrind-inclusive.txt"))
+    functions, instructions = parse.parse_callgrind_annotate(self_text, recorded(f"{lib}.callgrind-inclusive.txt"))
     by_name = {f.name: f for f in functions}
     totals = next(line for line in self_text.splitlines() if "PROGRAM TOTALS" in line)
     assert instructions == int(totals.split()[0].replace(",", ""))
@@ -97,9 +100,9 @@ def test_callgrind_annotate_parsed(lib):
 
 def test_empty_or_foreign_reports_are_errors():
     with pytest.raises(SslperfError, match="no functions"):
-        profile.parse_perf_report("# Samples: 0 of event 'cpu-clock'\n")
+        parse.parse_perf_report("# Samples: 0 of event 'cpu-clock'\n")
     with pytest.raises(SslperfError, match="no instructions"):
-        profile.parse_callgrind_annotate("nothing here", "")
+        parse.parse_callgrind_annotate("nothing here", "")
 
 
 # ---- comparing -------------------------------------------------------------------------
@@ -110,30 +113,30 @@ def test_30_and_111_have_different_top_functions(tool):
     old, new = recorded_profile(OLD, tool), recorded_profile(NEW, tool)
     assert {f.name for f in old.top_self(5)}.isdisjoint(
         {"ossl_sa_doall_arg", "ossl_lh_strcasehash", "OPENSSL_LH_retrieve", "ossl_namemap_name2num_n"})
-    rising = [c.name for c in profile.changed_most(old, new, 8, "self") if c.self_change > 0]
+    rising = [c.name for c in compare.changed_most(old, new, 8, "self") if c.self_change > 0]
     assert "ossl_sa_doall_arg" in rising and "ossl_lh_strcasehash" in rising
-    for c in profile.changed_most(old, new, 8, "self"):
+    for c in compare.changed_most(old, new, 8, "self"):
         assert abs(c.self_change) >= 1.0
-    inclusive = {c.name: c for c in profile.changed_most(old, new, 20, "inclusive")}
+    inclusive = {c.name: c for c in compare.changed_most(old, new, 20, "inclusive")}
     decoder = inclusive["OSSL_DECODER_CTX_new_for_pkey"]
     assert decoder.a_inclusive == 0.0 and decoder.b_inclusive > 30
 
 
 def test_comparison_matches_ex_names_and_folds_call_chains():
     def make(lib, functions):
-        return profile.Profile(lib, "", CASE, "callgrind", "instructions", 1000, 10, 1, 1, "", "", "", [],
-                               [profile.FunctionCost(*f) for f in functions])
+        return Profile(lib, "", CASE, "callgrind", "instructions", 1000, 10, 1, 1, "", "", "", [],
+                               [FunctionCost(*f) for f in functions])
 
     a = make("a", [("X509_load_cert_crl_file", 0.1, 70.0), ("by_file_ctrl", 0.0, 70.0), ("hot", 10.0, 10.0)])
     b = make("b", [("X509_load_cert_crl_file", 0.0, 90.0), ("X509_load_cert_crl_file_ex", 0.2, 90.0),
                    ("by_file_ctrl_ex", 0.0, 90.0), ("hot", 2.0, 2.0), ("new_thing", 5.0, 40.0)])
-    rows = profile.changed_most(a, b, 10, "inclusive")
+    rows = compare.changed_most(a, b, 10, "inclusive")
     chain = next(r for r in rows if r.name.startswith("X509_load_cert_crl_file"))
     assert chain.name == "X509_load_cert_crl_file(_ex)" and chain.same_shares == ("by_file_ctrl(_ex)",)
     assert (chain.a_inclusive, chain.b_inclusive) == (70.0, 90.0)
     assert [r.name for r in rows][:1] == ["new_thing"]
-    assert [r.name for r in profile.changed_most(a, b, 1, "self")] == ["hot"]
-    summary = profile.comparison(a, b, 5)
+    assert [r.name for r in compare.changed_most(a, b, 1, "self")] == ["hot"]
+    summary = compare.comparison(a, b, 5)
     assert summary["cost_ratio"] == 1.0 and summary["changed_most_self"][0]["self_change_pp"] == -8.0
 
 
@@ -149,7 +152,7 @@ def fake_tool(directory, name, script):
 def test_no_profiler_at_all_is_one_paragraph_with_advice(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SslperfError) as err:
-        profile.choose_tool("auto")
+        record.choose_tool("auto")
     assert "Neither perf nor valgrind" in err.value.message and "apt-get install valgrind" in err.value.hint
 
 
@@ -159,10 +162,10 @@ def test_perf_not_permitted(monkeypatch, tmp_path):
                                 "exit 255\n")
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     with pytest.raises(SslperfError) as err:
-        profile.choose_tool("perf")
+        record.choose_tool("perf")
     assert "perf_event_paranoid" in err.value.message and "sysctl" in err.value.hint
-    if profile.shutil.which("valgrind"):
-        tool, why = profile.choose_tool("auto")
+    if shutil.which("valgrind"):
+        tool, why = record.choose_tool("auto")
         assert tool == "callgrind" and "perf_event_paranoid" in why
 
 
@@ -173,7 +176,7 @@ def test_unknown_case_and_library_are_errors_without_traceback(sslperf_dirs):
     assert bad_lib.returncode == 2 and "Traceback" not in bad_lib.stderr
 
 
-# ---- end to end: seed 001 on a real 1.1.1w and 3.0 ---------------------------------------------
+# ---- end to end: the curl investigation's new-SSL_CTX handshake on a real 1.1.1w and 3.0 ----------
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +196,7 @@ def profile_json(tmp_path, *args, env):
 def test_callgrind_vs_names_different_top_functions(built_openssl, built_30, e2e_env, tmp_path):
     got = profile_json(tmp_path, "--lib", built_openssl, "--vs", built_30, "--tool", "callgrind",
                        "--iterations", "3", env=e2e_env)
-    old, new = (profile.Profile.from_dict(p) for p in got["profiles"])
+    old, new = (Profile.from_dict(p) for p in got["profiles"])
     assert got["tool"] == "callgrind" and old.ops == new.ops == 3
     assert "only the timed loop" in old.scope and "real names" in old.symbols
     # Instructions are counted, not timed: 3.0 does several times the work per handshake here.
@@ -219,12 +222,12 @@ def test_callgrind_vs_names_different_top_functions(built_openssl, built_30, e2e
 
 @pytest.mark.slow
 def test_perf_vs_where_perf_can_record(built_openssl, built_30, e2e_env, tmp_path):
-    problem = profile.perf_problem()
+    problem = record.perf_problem()
     if problem:
         pytest.skip(f"perf cannot record here: {problem}")
     got = profile_json(tmp_path, "--lib", built_openssl, "--vs", built_30, "--tool", "perf", "--seconds", "1",
                        env=e2e_env)
-    old, new = (profile.Profile.from_dict(p) for p in got["profiles"])
+    old, new = (Profile.from_dict(p) for p in got["profiles"])
     assert got["tool"] == "perf" and old.ops > 0 and new.ops > 0 and old.samples and new.samples
     assert "only the timed loop" in new.scope
     assert new.function("sslperf_profiled_loop").inclusive_share > 99

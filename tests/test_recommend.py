@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, run_cli
-from sslperf import advice as decisions
+from sslperf.recommend import decide
+from sslperf.recommend.check import LibraryCheck
 from sslperf.results import Run
 
 HAS_AES = " aes " in f" {Path('/proc/cpuinfo').read_text().replace(chr(10), ' ')} "
@@ -59,7 +60,7 @@ def test_system_advice_is_argued_with_measured_numbers(system_advice):
     for point in advice["points"]:
         assert point["because"], point
     figures = advice["figures_us"]
-    assert figures[f"cipher/chacha20-poly1305/encrypt/{decisions.TLS_RECORD}@no-aesni"] > 0
+    assert figures[f"cipher/chacha20-poly1305/encrypt/{decide.TLS_RECORD}@no-aesni"] > 0
     # The floor holds whatever the speeds: nothing under 128 bits, no CBC/SHA-1/RSA key exchange.
     assert "rsa-2048" not in advice["certificates"]
     for name in advice["cipher_string"].split(":"):
@@ -141,7 +142,6 @@ def test_openssl_accepts_the_cipher_strings_and_the_cnf(system_advice, tmp_path)
     # The library itself applies the system_default section (a bad value fails it).
     check = _cli("recommend", "--format", "text", *from_runs, env=env)   # compiles the harness if needed
     assert "settings:" in check
-    from sslperf.cli.recommend import LibraryCheck
     from sslperf.libs import installed
     library = LibraryCheck(installed.find("system"))
     assert library.run(f"conf={cnf}")["prioritize_chacha"] is True
@@ -197,12 +197,12 @@ def test_boringssl_gets_equal_preference_groups():
     run = Run.from_dict(json.loads((DATA / "recommend" / "boringssl-5.4.0.json").read_text()))
     plain = [m for m in run.measurements if m.lib == "boringssl-5.4.0"]
     masked = [m for m in run.measurements if m.lib == "boringssl-5.4.0@no-aesni"]
-    evidence = decisions.Evidence(plain, masked)
-    result = decisions.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL")
+    evidence = decide.Evidence(plain, masked)
+    result = decide.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL")
     assert result.cipher_string().startswith("[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]")
     assert result.prioritize_chacha is False
     assert result.groups[0].tls_name == "X25519MLKEM768"
-    mobile = decisions.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL", clients="mobile")
+    mobile = decide.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL", clients="mobile")
     assert mobile.cipher_string().startswith("[ECDHE-ECDSA-CHACHA20-POLY1305|")
 
 
@@ -211,11 +211,11 @@ def test_openssl_cnf_is_refused_for_boringssl_and_bad_runs_are_explained(store_e
     bad = run_cli("recommend", "--from-run", "no-such-run", env=env)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     run = Run.from_dict(json.loads((DATA / "recommend" / "boringssl-5.4.0.json").read_text()))
-    evidence = decisions.Evidence([m for m in run.measurements if m.lib == "boringssl-5.4.0"], [])
-    from sslperf.advice_config import render
+    evidence = decide.Evidence([m for m in run.measurements if m.lib == "boringssl-5.4.0"], [])
+    from sslperf.recommend.snippets import render
     from sslperf.errors import SslperfError
     with pytest.raises(SslperfError, match="does not read openssl.cnf"):
-        render(decisions.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL"), "openssl-cnf")
+        render(decide.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL"), "openssl-cnf")
 
 
 @pytest.mark.slow
@@ -235,7 +235,6 @@ def test_built_library_advice_is_valid(built_openssl, in_e2e_cache, server_cert,
     # Its openssl.cnf: the library applies it, and its own `openssl ciphers` resolves to the advice.
     cnf = tmp_path / "tls.cnf"
     _cli("recommend", "--lib", built_openssl, "--format", "openssl-cnf", "--out", cnf, *from_runs, env=env)
-    from sslperf.cli.recommend import LibraryCheck
     assert LibraryCheck(installed.find(built_openssl)).run(f"conf={cnf}")["type"] == "config"
     resolved = subprocess.run([own_openssl, "ciphers", "-s"], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "OPENSSL_CONF": str(cnf)})

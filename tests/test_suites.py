@@ -1,6 +1,6 @@
 import pytest
 
-from sslperf import suites
+from sslperf.measure import suites
 from sslperf.errors import SslperfError
 
 

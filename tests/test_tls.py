@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import run_cli
-from sslperf import suites
+from sslperf.measure import suites
 from sslperf.errors import SslperfError
 
 

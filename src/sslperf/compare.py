@@ -108,7 +108,7 @@ def change(base: Measurement, other: Measurement, metric: str, threshold: float,
 def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", threshold: float = 0.02,
             alpha: float = 0.05, patterns: tuple[str, ...] = ()) -> Comparison:
     """Compare `columns` (the first is the baseline) over their common cases."""
-    from sslperf.suites import select_ids
+    from sslperf.measure.suites import select_ids
 
     def index(column: Column) -> dict[str, Measurement]:
         return {m.case: m for m in runs[column.run_id].measurements if m.lib == column.lib}

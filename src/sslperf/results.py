@@ -41,20 +41,9 @@ class Measurement:
     @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
-        if self.family == "api":
-            return self.operation          # the pattern; the group names the topic
-        if self.family == "tls":
-            return " ".join(self.case.split("/")[1:])
-        if self.family == "tls-loopback":
-            return "GET " + " ".join(self.case.split("/")[2:])
-        if self.family == "tls-threads":
-            return f"{self.operation}: {self.algorithm}"
-        parts = [self.algorithm, "" if self.family in ("digest", "mac", "keygen") else self.operation]
-        if self.size is not None:
-            parts.append(f"{self.size} B")
-        if self.workload == "speed-compat":
-            parts.append("[speed-compat]")
-        return " ".join(p for p in parts if p)
+        from sslperf import families
+
+        return families.label(self)
 
     def rates(self, metric: str = "wall") -> list[float]:
         """Per-sample rate: bytes/s for throughput cases, operations/s otherwise."""

@@ -1,6 +1,7 @@
-"""Statistics every output reads: descriptive figures (seed 001's descstat:
-n, min, max, mean, median, p95, p99, stdev, sum), a distribution-free 95%
-confidence interval for the median, and the A-vs-B test."""
+"""Statistics every output reads: descriptive figures (descstat, as in the
+curl regression report: n, min, max, mean, median, p95, p99, stdev, sum), a
+distribution-free 95% confidence interval for the median, and the A-vs-B
+test."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import stats as sps
+
+# A median whose 95% CI is wider than ±5% is called noisy (warnings, highlighted cells).
+NOISY_CI = 0.05
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,7 @@ def geometric_mean(values: list[float]) -> float:
 @dataclass(frozen=True)
 class ScalingFit:
     """rate ≈ c · size^(-log2 a): each doubling of the key size divides the
-    rate by `a` (seed 003's figure of merit)."""
+    rate by `a` (the figure of merit of the `openssl speed` plotting write-up)."""
 
     a: float
     c: float

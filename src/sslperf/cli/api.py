@@ -1,4 +1,4 @@
-"""`sslperf api`: how you call the library matters (seed 000)."""
+"""`sslperf api`: how you call the library matters (the OpenSSL tuning talk)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from sslperf import suites
-from sslperf.cli.common import certificates, find_libs, measure, show
+from sslperf.measure import suites
+from sslperf.cli.common import find_libs, measure, show
+from sslperf.measure.session import certificates
 
 console = Console(highlight=False, soft_wrap=True)
 
@@ -29,10 +30,10 @@ def api(ctx, lib_names, patterns, time_ms, samples, as_json, no_store) -> None:
     † and explained in --json) or show n/a.
 
     \b
-    Example (seed 000's slides for three versions):
+    Example (the tuning talk's slides for three versions):
       sslperf api --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
     """
-    from sslperf.runner import Settings
+    from sslperf.measure.runner import Settings
 
     cases = suites.select(suites.api_cases(), patterns)
     libs = find_libs(lib_names)

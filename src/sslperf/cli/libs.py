@@ -200,7 +200,7 @@ def info_cmd(names: tuple[str, ...], as_json: bool) -> None:
     and later libraries are compared with the first.
 
     \b
-    Example (seed 000's "minimal build is 33% smaller"):
+    Example (the tuning talk's "minimal build is 33% smaller"):
       sslperf libs info openssl-3.3+nistp openssl-3.3+nistp+minimal+Os
     """
     found = [installed.find(name) for name in names]

@@ -1,4 +1,5 @@
-"""`sslperf offload`: kernel crypto drivers (seed 004)."""
+"""`sslperf offload`: kernel crypto drivers and the afalg/devcrypto engines
+(parse, call sslperf.offload, print)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 console = Console(highlight=False, soft_wrap=True)
 
@@ -28,8 +28,8 @@ def scan_cmd(show_all: bool, source: Path | None, as_json: bool) -> None:
     """Per algorithm, the driver the kernel would use (highest priority that
     passed its self-test), whether it is hardware, CPU-accelerated or generic
     C, and whether AF_ALG can bind it here."""
-    from sslperf import offload as kernel
     from sslperf.errors import SslperfError
+    from sslperf.offload import drivers, render
 
     text = None
     if source:
@@ -37,35 +37,13 @@ def scan_cmd(show_all: bool, source: Path | None, as_json: bool) -> None:
             text = source.read_text()
         except OSError as exc:
             raise SslperfError(f"Cannot read {source}: {exc.strerror}.") from None
-    report = kernel.scan(text)
+    report = drivers.scan(text)
     if as_json:
         click.echo(json.dumps(report, indent=1))
         return
     if not report["available"]:
         raise SslperfError(f"No kernel crypto information: {report['reason']}.")
-    rows = report["drivers"] if show_all else report["chosen"]
-    af_alg = report["af_alg"]
-    table = Table(title=f"Kernel crypto drivers ({'all' if show_all else 'the one the kernel picks per algorithm'})")
-    for column in ("algorithm", "type", "driver", "module", "priority", "kind", "async", "AF_ALG"):
-        table.add_column(column)
-    for d in rows:
-        bind = af_alg["bindable"].get(d["name"])
-        style = {"hardware": "bold green", "cpu-accelerated": "cyan"}.get(d["kind"], "")
-        table.add_row(escape(d["name"]), d["type"], escape(d["driver"]), escape(d["module"]), str(d["priority"]),
-                      f"[{style}]{d['kind']}[/]" if style else d["kind"], "yes" if d["is_async"] else "",
-                      "" if bind is None else ("bindable" if bind else "no"))
-    console.print(table)
-    hardware = report["hardware"]
-    console.print(f"hardware crypto drivers: {', '.join(hardware) if hardware else 'none — every algorithm is served '}"
-                  + ("" if hardware else "by the CPU (generic C or its own instructions), which userspace "
-                     "OpenSSL already uses at least as well"))
-    if af_alg["available"]:
-        console.print(f"AF_ALG: available; {sum(af_alg['bindable'].values())} of {len(af_alg['bindable'])} "
-                      "user-reachable algorithms can be bound.")
-    else:
-        console.print(f"[yellow]AF_ALG: not available here[/]: {escape(af_alg['reason'])}. The afalg and "
-                      "devcrypto engines cannot work on this machine, so `offload bench` has nothing to time; "
-                      "the scan above still shows what the kernel has.")
+    render.print_scan(report, show_all, console)
 
 
 @offload.command("config")
@@ -80,14 +58,14 @@ def config_cmd(kernel_output: Path, user_output: Path, engine: str) -> None:
     enabled, from that size on.
 
     \b
-    Example (seed 004):
+    Example (the AF_ALG engine write-up's Marvell CESA figures):
       openssl speed -evp aes-256-cbc -elapsed -engine afalg > kernel.txt   # CIPHERS=AES-256-CBC:0
       OPENSSL_CONF=/ openssl speed -evp aes-256-cbc -elapsed > user.txt
       sslperf offload config kernel.txt user.txt >> openssl.cnf
     """
     from sslperf import importers
-    from sslperf import offload as kernel
     from sslperf.errors import SslperfError
+    from sslperf.offload import config, render
 
     runs = []
     for path in (kernel_output, user_output):
@@ -95,21 +73,18 @@ def config_cmd(kernel_output: Path, user_output: Path, engine: str) -> None:
             runs.append(importers.parse(path.read_text(), source_name=str(path)))
         except OSError as exc:
             raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None
-    results = kernel.crossovers(*runs)
+    results = config.crossovers(*runs)
     if not results:
         raise SslperfError("The two outputs have no cipher measured at the same sizes in both.",
                            hint="Run the same `openssl speed -evp CIPHER -elapsed` with and without the engine.")
-    for c in results:
-        where = f"kernel wins from {c.threshold} bytes" if c.threshold is not None else "kernel never wins"
-        detail = ", ".join(f"{s} B {k / u:.2f}x" for s, k, u in c.points)
-        console.print(f"# {c.cipher}: {where} (kernel/userspace: {detail})", style="dim")
-    click.echo(kernel.engine_config(results, engine), nl=False)
+    render.print_crossovers(results, console)
+    click.echo(config.engine_config(results, engine), nl=False)
 
 
 def _sizes(ctx, param, value: str) -> list[int]:
     """The --sizes list as the other verbs parse it, capped at one AF_ALG request."""
-    from sslperf.offload_bench import MAX_SIZE
-    from sslperf.suites import parse_sizes
+    from sslperf.measure.suites import parse_sizes
+    from sslperf.offload.bench import MAX_SIZE
 
     sizes = sorted(set(parse_sizes(value)))
     if sizes[-1] > MAX_SIZE:
@@ -152,14 +127,15 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
       sslperf offload bench --json > bench.jsonl          # on the target
       sslperf offload bench --from bench.jsonl --config-out afalg.cnf
     """
-    from sslperf import offload as kernel
-    from sslperf import offload_bench
     from sslperf.errors import SslperfError
+    from sslperf.offload import bench as afalg_bench
+    from sslperf.offload import drivers, render
 
-    unknown = sorted(set(algorithms) - set(offload_bench.ALGORITHMS))
+    # The harness's table, from its catalog; a recording alone is read without it (nothing to compile).
+    known = afalg_bench.algorithm_names() if algorithms or not recording else ()
+    unknown = sorted(set(algorithms) - set(known))
     if unknown:
-        raise click.BadParameter(f"unknown: {', '.join(unknown)} (one of {' '.join(offload_bench.ALGORITHMS)})",
-                                 param_hint="--alg")
+        raise click.BadParameter(f"unknown: {', '.join(unknown)} (one of {' '.join(known)})", param_hint="--alg")
     if recording:
         try:
             text, source = recording.read_text(), str(recording)
@@ -169,22 +145,22 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
         from sslperf.libs import installed
 
         lib = installed.find(lib_name)
-        chosen = [a for a in offload_bench.ALGORITHMS if a in algorithms] or list(offload_bench.ALGORITHMS)
-        if not as_json and (user_only or kernel.probe_af_alg([]).available):
+        chosen = [a for a in known if a in algorithms] or list(known)
+        if not as_json and (user_only or drivers.probe_af_alg([]).available):
             console.print(f"timing {len(chosen)} algorithms × {len(sizes)} sizes × {seconds:g} s"
                           f"{'' if user_only else ' on each side'} with {escape(lib.name)} …", style="dim")
-        text = offload_bench.run_harness(lib, chosen, sizes, seconds, "user" if user_only else "both")
+        text = afalg_bench.run_harness(lib, chosen, sizes, seconds, "user" if user_only else "both")
         source = f"the harness for {lib.name}"
-    bench = offload_bench.parse_lines(text, source)
+    bench = afalg_bench.parse_lines(text, source)
     if bench.side == "both" and not bench.af_alg:
-        raise offload_bench.unavailable(bench)
-    config = offload_bench.engine_section(bench, engine) if config_out else None
+        raise afalg_bench.unavailable(bench)
+    config = afalg_bench.engine_section(bench, engine) if config_out else None
     if as_json:
         for line in bench.lines:
             click.echo(json.dumps(line))
-        click.echo(json.dumps(offload_bench.to_json(bench)))
+        click.echo(json.dumps(afalg_bench.to_json(bench)))
     else:
-        _show_bench(bench)
+        render.print_bench(bench, console)
     if config_out and str(config_out) == "-":
         click.echo(config, nl=False)
     elif config_out:
@@ -195,48 +171,3 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
         if not as_json:
             console.print(f"wrote the {engine} section to {escape(str(config_out))}")
 
-
-def _show_bench(bench) -> None:
-    from sslperf.offload_bench import verdict
-
-    def rate(value: float | None) -> str:
-        return "" if value is None else f"{value / 1e6:,.1f}"
-
-    timings = [t for a in bench.algorithms.values() for t in [*a.kernel.values(), *a.user.values()]]
-    with_cpu = any(t.cpu_ns for t in timings)
-    with_kernel = bench.measured_kernel
-    title = f"AF_ALG against {bench.library}" if with_kernel else f"{bench.library}, library side only"
-    table = Table(title=f"{escape(title)}: MB/s" + (" per elapsed and per CPU second" if with_cpu else ""))
-    columns = ["algorithm", "size", "kernel", "library", "kernel/library"] if with_kernel else \
-        ["algorithm", "size", "library"]
-    if with_cpu:
-        columns += ["kernel per CPU s", "library per CPU s", "kernel sys"] if with_kernel else ["library per CPU s"]
-    for column in columns:
-        table.add_column(column, justify="left" if column == "algorithm" else "right")
-    for alg in bench.algorithms.values():
-        for i, size in enumerate(alg.sizes or [None]):
-            k, u = alg.kernel.get(size), alg.user.get(size)
-            ratio = f"{k.wall_rate / u.wall_rate:.2f}x" if k and u else ""
-            if k and u and k.wall_rate > u.wall_rate:
-                ratio = f"[bold green]{ratio}[/]"
-            kernel = [rate(k.wall_rate if k else None)] if with_kernel else []
-            row = [alg.name if i == 0 else "", str(size or ""), *kernel, rate(u.wall_rate if u else None)]
-            row += [ratio] if with_kernel else []
-            if with_cpu and with_kernel:
-                sys_share = f"{k.sys_ns / k.cpu_ns:.0%}" if k and k.cpu_ns and k.sys_ns is not None else ""
-                row += [rate(k.cpu_rate if k else None), rate(u.cpu_rate if u else None), sys_share]
-            elif with_cpu:
-                row += [rate(u.cpu_rate if u else None)]
-            table.add_row(*row)
-        table.add_section()
-    console.print(table)
-    for alg in bench.algorithms.values():
-        if not with_kernel and alg.status == "ok":
-            continue
-        driver = alg.driver or {}
-        about = escape(alg.kernel_name) + (f", driver {escape(driver['driver'])}" if driver.get("driver") else "") \
-            + (f", {driver['kind']}" if driver.get("kind") else "")
-        console.print(f"{alg.name} ({about}): {escape(verdict(alg))}")
-    if not with_kernel:
-        why = f"AF_ALG is not available here ({escape(bench.reason)})" if not bench.af_alg else "--user-only"
-        console.print(f"[yellow]Only the library was timed[/]: {why}; there is no crossover to find.")

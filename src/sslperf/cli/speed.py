@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sslperf import environment, suites
+from sslperf.measure import environment, suites
 from sslperf.cli.common import find_libs, list_cases, measure
 
 console = Console(highlight=False, soft_wrap=True)
@@ -54,7 +54,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     """
     # Imported here: numpy/scipy take half a second, which `sslperf libs` should not pay.
     from sslperf.report.terminal import print_run
-    from sslperf.runner import Settings
+    from sslperf.measure.runner import Settings
 
     depth = depth or "default"
     extra_sizes = suites.parse_sizes(sizes) if sizes else ()

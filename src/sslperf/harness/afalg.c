@@ -6,9 +6,9 @@
  * default: all of them). For each algorithm the kernel socket is bound and
  * keyed once, outside any timed loop; then per size the kernel's output is
  * checked against the library's for the same key, IV and input, and both are
- * timed for --seconds: one request per operation (sendmsg with the operation
- * and IV, then read) against one EVP init/update/final. --side user times
- * only the library (what can be done where AF_ALG is missing).
+ * timed for about --seconds: one request per operation (sendmsg with the
+ * operation and IV, then read) against one EVP init/update/final. --side user
+ * times only the library (what can be done where AF_ALG is missing).
  *
  * One JSON line each: a header ("afalg-bench", with whether AF_ALG sockets
  * can be opened and, if not, the errno), then "afalg-result" (ops, wall,
@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
 
 #include "compat.h"
@@ -58,6 +57,7 @@
 #define TAG_LEN 16
 
 typedef enum { K_SKCIPHER, K_AEAD, K_HASH } alg_kind;
+static const char *const KINDS[] = {"skcipher", "aead", "hash"};   /* the AF_ALG socket types */
 
 typedef struct {
     const char *name;         /* the library's name, lower case */
@@ -70,7 +70,8 @@ typedef struct {
 } offload_alg;
 
 /* What the afalg and devcrypto engines can take over (CBC, CTR, digests),
- * plus GCM to see whether an AEAD would be worth it. */
+ * plus GCM to see whether an AEAD would be worth it. Listed by `harness
+ * list` on every platform, with or without AF_ALG. */
 static const offload_alg ALGS[] = {
     {"aes-128-cbc", "AES-128-CBC", "cbc(aes)", K_SKCIPHER, 16, EVP_aes_128_cbc, NULL},
     {"aes-256-cbc", "AES-256-CBC", "cbc(aes)", K_SKCIPHER, 32, EVP_aes_256_cbc, NULL},
@@ -125,14 +126,13 @@ static void emit_status(const char *type, const offload_alg *alg, const char *si
 
 static void emit_timing(const offload_alg *alg, const char *side, size_t size, const timing *t)
 {
-    static const char *kinds[] = {"skcipher", "aead", "hash"};
     printf("{\"type\":\"afalg-result\",\"alg\":");
     json_string(alg->name);
     printf(",\"kernel_name\":");
     json_string(alg->kernel_name);
     printf(",\"kind\":\"%s\",\"side\":\"%s\",\"size\":%zu,\"ops\":%llu,\"wall_ns\":%llu,\"cpu_ns\":%llu,"
            "\"user_ns\":%llu,\"sys_ns\":%llu}\n",
-           kinds[alg->kind], side, size, (unsigned long long)t->ops, (unsigned long long)t->wall_ns,
+           KINDS[alg->kind], side, size, (unsigned long long)t->ops, (unsigned long long)t->wall_ns,
            (unsigned long long)t->cpu_ns, (unsigned long long)t->user_ns, (unsigned long long)t->sys_ns);
     fflush(stdout);
 }
@@ -276,12 +276,11 @@ static int kernel_op(void *p)
 static prep_status kernel_setup(offload_state *s, prep_result *res, int *err)
 {
     const offload_alg *a = s->alg;
-    static const char *types[] = {"skcipher", "aead", "hash"};
     struct sockaddr_alg sa;
 
     memset(&sa, 0, sizeof(sa));
     sa.salg_family = AF_ALG;
-    snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", types[a->kind]);
+    snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", KINDS[a->kind]);
     snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", a->kernel_name);
     *err = 0;
     if ((s->tfm = socket(AF_ALG, SOCK_SEQPACKET, 0)) < 0) {
@@ -291,9 +290,9 @@ static prep_status kernel_setup(offload_state *s, prep_result *res, int *err)
     if (bind(s->tfm, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
         *err = errno;
         if (errno == ENOENT)
-            return prep_na(res, "the kernel offers no %s %s (bind: %s)", types[a->kind], a->kernel_name,
+            return prep_na(res, "the kernel offers no %s %s (bind: %s)", KINDS[a->kind], a->kernel_name,
                            strerror(errno));
-        return prep_error(res, "bind(%s %s): %s", types[a->kind], a->kernel_name, strerror(errno));
+        return prep_error(res, "bind(%s %s): %s", KINDS[a->kind], a->kernel_name, strerror(errno));
     }
     if (a->kind != K_HASH && setsockopt(s->tfm, SOL_ALG, ALG_SET_KEY, s->key, (socklen_t)a->key_len) != 0) {
         *err = errno;
@@ -341,11 +340,20 @@ static int af_alg_errno(void)
 
 /* ---- timing -------------------------------------------------------------------- */
 
-static uint64_t now_ns(clockid_t clock)
+static int run_user(void *state, uint64_t iters)
 {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    for (uint64_t i = 0; i < iters; i++)
+        if (!user_op(state))
+            return 0;
+    return 1;
+}
+
+static int run_kernel(void *state, uint64_t iters)
+{
+    for (uint64_t i = 0; i < iters; i++)
+        if (!kernel_op(state))
+            return 0;
+    return 1;
 }
 
 static uint64_t rusage_ns(const struct timeval *tv)
@@ -353,36 +361,30 @@ static uint64_t rusage_ns(const struct timeval *tv)
     return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
 }
 
-/* Operations in doubling batches until `target_ns` of wall time; the clock
- * is read between batches, not per operation. Kernel work done on behalf of
- * the process is system CPU time; an asynchronous driver's hardware time is
- * in the wall time only. */
-static int time_ops(int (*op)(void *), void *state, uint64_t target_ns, timing *t)
+/* Batches for at least `target_ns` wall time, their size found by a short
+ * calibration that is also the warm-up (pages in the buffers, lets the
+ * clock speed settle). Kernel work done on behalf of the process is system
+ * CPU time; an asynchronous driver's hardware time is in the wall time only. */
+static int time_ops(batch_fn run, void *state, uint64_t target_ns, timing *t)
 {
     struct rusage r0, r1;
-    uint64_t batch = 1;
+    uint64_t batch, wall, cpu;
+    int ok = 1;
 
     memset(t, 0, sizeof(*t));
+    if (!sp_calibrate(run, state, target_ns, SP_SHORT_PROBE(target_ns), &batch))
+        return 0;
     getrusage(RUSAGE_SELF, &r0);
-    uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-    for (;;) {
-        uint64_t b0 = now_ns(CLOCK_MONOTONIC);
-        for (uint64_t i = 0; i < batch; i++)
-            if (!op(state))
-                return 0;
+    while (ok && t->wall_ns < target_ns) {
+        ok = sp_timed_batch(run, state, batch, &wall, &cpu);
         t->ops += batch;
-        uint64_t b1 = now_ns(CLOCK_MONOTONIC);
-        if (b1 - w0 >= target_ns)
-            break;
-        if (b1 - b0 < target_ns / 50)
-            batch *= 2;
+        t->wall_ns += wall;
+        t->cpu_ns += cpu;
     }
-    t->cpu_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    t->wall_ns = now_ns(CLOCK_MONOTONIC) - w0;
     getrusage(RUSAGE_SELF, &r1);
     t->user_ns = rusage_ns(&r1.ru_utime) - rusage_ns(&r0.ru_utime);
     t->sys_ns = rusage_ns(&r1.ru_stime) - rusage_ns(&r0.ru_stime);
-    return 1;
+    return ok;
 }
 
 /* ---- per algorithm ----------------------------------------------------------------- */
@@ -421,14 +423,6 @@ static int outputs_agree(offload_state *s, unsigned char *user_out)
         return 0;
     memcpy(user_out, s->out, len);
     return kernel_op(s) && memcmp(s->out + input_offset(s->alg), user_out, len) == 0;
-}
-
-/* Untimed: page in the buffers and let the clock speed settle. */
-static int warm_up(int (*op)(void *), void *state, uint64_t target_ns)
-{
-    timing ignored;
-    uint64_t warm = target_ns / 10 < 50000000ull ? target_ns / 10 : 50000000ull;
-    return time_ops(op, state, warm, &ignored);
 }
 
 /* Returns 0 if the algorithm failed (an error line was printed). */
@@ -483,14 +477,14 @@ static int bench_alg(const offload_alg *a, const size_t *sizes, int n_sizes, int
             break;
         }
         if (kernel_too) {
-            if (!warm_up(kernel_op, &s, target_ns) || !time_ops(kernel_op, &s, target_ns, &t)) {
+            if (!time_ops(run_kernel, &s, target_ns, &t)) {
                 emit_status("afalg-error", a, "kernel", s.len, errno, "a request failed while timing");
                 ok = 0;
                 break;
             }
             emit_timing(a, "kernel", s.len, &t);
         }
-        if (!warm_up(user_op, &s, target_ns) || !time_ops(user_op, &s, target_ns, &t)) {
+        if (!time_ops(run_user, &s, target_ns, &t)) {
             prep_error(&res, "an operation failed while timing");
             emit_status("afalg-error", a, "user", s.len, 0, res.reason);
             ok = 0;
@@ -552,12 +546,11 @@ int afalg_bench(int argc, char **argv)
         }
     }
     for (int i = first_alg; i < argc; i++) {
-        int known = 0;
-        for (size_t j = 0; j < sizeof(ALGS) / sizeof(ALGS[0]); j++)
-            known |= strcmp(ALGS[j].name, argv[i]) == 0;
-        if (!known)
-            return usage("unknown algorithm (aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr aes-128-gcm "
-                         "aes-256-gcm sha1 sha256 sha512)");
+        if (sp_find(argv[i], SP_ROWS(ALGS)) < 0) {
+            char names[300], why[400];
+            snprintf(why, sizeof(why), "unknown algorithm (%s)", sp_join(names, sizeof(names), " ", SP_ROWS(ALGS)));
+            return usage(why);
+        }
     }
 
     int err = af_alg_errno();
@@ -583,4 +576,16 @@ int afalg_bench(int argc, char **argv)
             failures++;
     }
     return failures ? 1 : 0;
+}
+
+void list_afalg(void)
+{
+    printf("\"afalg\":{\"algorithms\":[");
+    for (size_t i = 0; i < sizeof(ALGS) / sizeof(ALGS[0]); i++) {
+        json_row(i, ALGS[i].name, NULL);
+        printf(",\"kernel\":");
+        json_string(ALGS[i].kernel_name);
+        printf(",\"kind\":\"%s\"}", KINDS[ALGS[i].kind]);
+    }
+    printf("]}");
 }

@@ -8,10 +8,13 @@
  *   api/ca-load/file|dir               SSL_CTX_new + load a ~150-certificate CA store + free
  *   api/pem/private-key|certificate    parse one PEM object
  *
+ * The TOPICS and CASES tables below are the suite: prepare and `harness
+ * list` both read them, and sslperf takes the ids and titles from the list.
  * Libraries without the 3.x API (1.1.1, BoringSSL, AWS-LC, LibreSSL) run the
  * closest equivalent and say so in the case note, or n/a with the reason.
  * The CA store and PEM inputs come from `sslperf` (SSLPERF_CERT_DIR), made
  * per run in a private temporary directory. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +50,74 @@ typedef struct {
 
 enum { D_IMPLICIT, D_EXPLICIT, D_REUSE, C_FULL, C_IV, M_INIT, M_DUP, M_DUP_NEWKEY, F_MD, F_CIPHER, F_MAC, CTX_NEW,
        CA_FILE, CA_DIR, PEM_KEY, PEM_CERT };
+
+/* The suite, read by prepare and by `harness list` (which sslperf's api
+ * command and tables take it from). Per topic, the naive way first. */
+typedef enum { T_DIGEST, T_CIPHER, T_MAC, T_FETCH, T_SSL_CTX, T_CA_LOAD, T_PEM } api_topic;
+
+static const struct {
+    const char *name;     /* api/NAME/... */
+    const char *alg;      /* sized topics, api/NAME/ALG/PATTERN/SIZE; else api/NAME/PATTERN */
+    size_t size;          /* the suite's size (any 1..1024 is accepted) */
+    const char *title;    /* its results table */
+    int alternatives;     /* 1: the rows are ways of doing the same work; 0: each is a cost */
+} TOPICS[] = {
+    [T_DIGEST] = {"digest", "sha256", 64, "SHA-256 of 64 bytes", 1},
+    [T_CIPHER] = {"cipher", "aes-256-cbc", 1024, "AES-256-CBC of 1 KiB", 1},
+    [T_MAC] = {"mac", "hmac-sha256", 200, "HMAC-SHA256 of 200 bytes", 1},
+    [T_FETCH] = {"fetch", NULL, 0, "one fetch + free", 0},
+    [T_SSL_CTX] = {"ssl-ctx", NULL, 0, "SSL_CTX_new + free", 0},
+    [T_CA_LOAD] = {"ca-load", NULL, 0, "CA store of 150 certificates", 1},
+    [T_PEM] = {"pem", NULL, 0, "PEM parsing", 0},
+};
+
+static const struct {
+    const char *pattern;
+    api_topic topic;
+    int code;             /* what the run function does */
+    const char *needs;    /* for `harness list` */
+} CASES[] = {
+    {"implicit-fetch", T_DIGEST, D_IMPLICIT, NULL},
+    {"explicit-fetch", T_DIGEST, D_EXPLICIT, NULL},
+    {"explicit-fetch-reuse-ctx", T_DIGEST, D_REUSE, NULL},
+    {"full-init", T_CIPHER, C_FULL, NULL},
+    {"iv-only", T_CIPHER, C_IV, NULL},
+    {"init-each-call", T_MAC, M_INIT, NULL},
+    {"dup-template", T_MAC, M_DUP, NULL},
+    {"dup-template-new-key", T_MAC, M_DUP_NEWKEY, NULL},
+    {"sha256", T_FETCH, F_MD, "OpenSSL 3.0+"},
+    {"aes-256-cbc", T_FETCH, F_CIPHER, "OpenSSL 3.0+"},
+    {"hmac", T_FETCH, F_MAC, "OpenSSL 3.0+"},
+    {"new", T_SSL_CTX, CTX_NEW, NULL},
+    {"file", T_CA_LOAD, CA_FILE, NULL},
+    {"dir", T_CA_LOAD, CA_DIR, NULL},
+    {"private-key", T_PEM, PEM_KEY, NULL},
+    {"certificate", T_PEM, PEM_CERT, NULL},
+};
+#define N_CASES (sizeof(CASES) / sizeof(CASES[0]))
+
+/* The row of `pattern` in `topic`, or -1. */
+static int find_case(api_topic topic, const char *pattern)
+{
+    for (size_t i = 0; i < N_CASES; i++)
+        if (CASES[i].topic == topic && strcmp(CASES[i].pattern, pattern) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* A topic's patterns joined by `sep`, for messages. */
+static const char *patterns(api_topic topic, const char *sep, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_CASES && used < len; i++) {
+        if (CASES[i].topic != topic)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? sep : "", CASES[i].pattern);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
 
 /* ---- digests ----------------------------------------------------------- */
 
@@ -247,15 +318,16 @@ static const char *api_dir(void)
 
 static prep_status setup_api(api_state *s, const case_name *name, bench_case *out, prep_result *res)
 {
-    const char *what = name->part[1];
-    const char *pattern = name->n > 2 ? name->part[2] : "";
+    char list[200];
+    int t = sp_find(name->part[1], SP_ROWS(TOPICS)), row;
+    if (t < 0)
+        return prep_unknown(res, "unknown api case (%s)", sp_join(list, sizeof(list), ", ", SP_ROWS(TOPICS)));
+    api_topic topic = (api_topic)t;
+    const char *what = TOPICS[topic].name, *alg = TOPICS[topic].alg;
     out->unit = UNIT_OPS;
-    if (strcmp(what, "digest") == 0 || strcmp(what, "cipher") == 0 || strcmp(what, "mac") == 0) {
-        static const char *algs[] = {"sha256", "aes-256-cbc", "hmac-sha256"};
-        const char *alg = strcmp(what, "digest") == 0 ? algs[0] : strcmp(what, "cipher") == 0 ? algs[1] : algs[2];
+    if (alg) {
         if (name->n != 5 || strcmp(name->part[2], alg) != 0)
             return prep_unknown(res, "api %s cases are api/%s/%s/PATTERN/SIZE", what, what, alg);
-        pattern = name->part[3];
         if (!parse_size(name->part[4], &s->len) || s->len > 1024)
             return prep_unknown(res, "bad size \"%s\" (1 to 1024 bytes)", name->part[4]);
         if (!(s->in = malloc(s->len)))
@@ -263,12 +335,14 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
         fill_pattern(s->in, s->len, 9);
         fill_pattern(s->key, sizeof(s->key), 10);
         fill_pattern(s->iv, sizeof(s->iv), 11);
+        if ((row = find_case(topic, name->part[3])) < 0)
+            return prep_unknown(res, "%s patterns: %s", what, patterns(topic, ", ", list, sizeof(list)));
+    } else if (name->n != 3 || (row = find_case(topic, name->part[2])) < 0) {
+        return prep_unknown(res, "%s cases are api/%s/%s", what, what, patterns(topic, "|", list, sizeof(list)));
     }
-    if (strcmp(what, "digest") == 0) {
-        s->pattern = strcmp(pattern, "implicit-fetch") == 0 ? D_IMPLICIT : strcmp(pattern, "explicit-fetch") == 0
-                     ? D_EXPLICIT : strcmp(pattern, "explicit-fetch-reuse-ctx") == 0 ? D_REUSE : -1;
-        if (s->pattern < 0)
-            return prep_unknown(res, "digest patterns: implicit-fetch, explicit-fetch, explicit-fetch-reuse-ctx");
+    s->pattern = CASES[row].code;
+    switch (topic) {
+    case T_DIGEST:
 #if SP_OSSL3
         s->md = s->md_fetched = EVP_MD_fetch(NULL, "SHA2-256", NULL);
 #else
@@ -279,10 +353,8 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
         if (!s->md || !(s->mctx = EVP_MD_CTX_new()))
             return prep_error(res, "cannot set up SHA-256");
         out->run = run_digest;
-    } else if (strcmp(what, "cipher") == 0) {
-        s->pattern = strcmp(pattern, "full-init") == 0 ? C_FULL : strcmp(pattern, "iv-only") == 0 ? C_IV : -1;
-        if (s->pattern < 0)
-            return prep_unknown(res, "cipher patterns: full-init, iv-only");
+        break;
+    case T_CIPHER:
         if (s->len % 16)
             return prep_na(res, "CBC needs a multiple of 16 bytes");
 #if SP_OSSL3
@@ -294,11 +366,8 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
             || !EVP_EncryptInit_ex(s->cctx, s->cipher, NULL, s->key, s->iv))
             return prep_error(res, "cannot set up AES-256-CBC");
         out->run = run_cipher;
-    } else if (strcmp(what, "mac") == 0) {
-        s->pattern = strcmp(pattern, "init-each-call") == 0 ? M_INIT : strcmp(pattern, "dup-template") == 0
-                     ? M_DUP : strcmp(pattern, "dup-template-new-key") == 0 ? M_DUP_NEWKEY : -1;
-        if (s->pattern < 0)
-            return prep_unknown(res, "mac patterns: init-each-call, dup-template, dup-template-new-key");
+        break;
+    case T_MAC:
 #if SP_OSSL3
         s->params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA2-256", 0);
         s->params[1] = OSSL_PARAM_construct_end();
@@ -316,38 +385,31 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
         snprintf(out->note, sizeof(out->note), "HMAC_CTX API: HMAC_Init_ex per call, HMAC_CTX_copy for dup");
 #endif
         out->run = run_mac;
-    } else if (strcmp(what, "fetch") == 0) {
-        if (name->n != 3)
-            return prep_unknown(res, "fetch cases are api/fetch/sha256|aes-256-cbc|hmac");
-        s->pattern = strcmp(pattern, "sha256") == 0 ? F_MD : strcmp(pattern, "aes-256-cbc") == 0 ? F_CIPHER
-                     : strcmp(pattern, "hmac") == 0 ? F_MAC : -1;
-        if (s->pattern < 0)
-            return prep_unknown(res, "fetch cases are api/fetch/sha256|aes-256-cbc|hmac");
+        break;
+    case T_FETCH:
         if (!SP_OSSL3)
             return prep_na(res, "%s has no fetch API (algorithms are static objects)", sp_flavor());
         out->run = run_fetch;
-    } else if (strcmp(what, "ssl-ctx") == 0 && name->n == 3 && strcmp(pattern, "new") == 0) {
-        s->pattern = CTX_NEW;
+        break;
+    case T_SSL_CTX:
         out->run = run_ssl_ctx;
-    } else if (strcmp(what, "ca-load") == 0 && name->n == 3
-               && (strcmp(pattern, "file") == 0 || strcmp(pattern, "dir") == 0)) {
+        break;
+    case T_CA_LOAD:
         if (!api_dir())
             return prep_na(res, "no CA store given (SSLPERF_CERT_DIR is set by `sslperf api`)");
-        s->pattern = pattern[0] == 'f' ? CA_FILE : CA_DIR;
         snprintf(s->path, sizeof(s->path), "%s/%s", api_dir(), s->pattern == CA_FILE ? "ca-bundle.pem" : "ca-dir");
         out->run = run_ssl_ctx;
-    } else if (strcmp(what, "pem") == 0 && name->n == 3
-               && (strcmp(pattern, "private-key") == 0 || strcmp(pattern, "certificate") == 0)) {
+        break;
+    case T_PEM: {
         char path[600];
         if (!api_dir())
             return prep_na(res, "no PEM input given (SSLPERF_CERT_DIR is set by `sslperf api`)");
-        s->pattern = pattern[0] == 'p' ? PEM_KEY : PEM_CERT;
         snprintf(path, sizeof(path), "%s/%s", api_dir(), s->pattern == PEM_KEY ? "key.pem" : "cert.pem");
         if (!read_file(path, &s->pem, &s->pem_len))
             return prep_error(res, "cannot read %s", path);
         out->run = run_pem;
-    } else {
-        return prep_unknown(res, "unknown api case (digest, cipher, mac, fetch, ssl-ctx, ca-load, pem)");
+        break;
+    }
     }
     /* Check once: the pattern must work before it is timed. */
     if (!out->run(s, 1))
@@ -372,4 +434,29 @@ prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res
     out->state = s;
     out->release = release_api;
     return PREP_OK;
+}
+
+void list_api(void)
+{
+    printf("\"api\":{\"cases\":[");
+    for (size_t i = 0; i < N_CASES; i++) {
+        char id[CASE_ID_MAX];
+        api_topic t = CASES[i].topic;
+        if (TOPICS[t].alg)
+            snprintf(id, sizeof(id), "api/%s/%s/%s/%zu", TOPICS[t].name, TOPICS[t].alg, CASES[i].pattern,
+                     TOPICS[t].size);
+        else
+            snprintf(id, sizeof(id), "api/%s/%s", TOPICS[t].name, CASES[i].pattern);
+        printf(i ? ",{\"id\":" : "{\"id\":");
+        json_string(id);
+        printf(",\"topic\":\"api/%s\",\"title\":", TOPICS[t].name);
+        json_string(TOPICS[t].title);
+        printf(",\"alternatives\":%s", TOPICS[t].alternatives ? "true" : "false");
+        if (CASES[i].needs) {
+            printf(",\"needs\":");
+            json_string(CASES[i].needs);
+        }
+        putchar('}');
+    }
+    printf("]}");
 }

@@ -9,6 +9,7 @@
  *               -evp ALG -bytes SIZE` (or `bssl speed` for BoringSSL/AWS-LC),
  *               so a version difference can be split into library and tool.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ typedef struct {
 #if SP_BSSL
     const EVP_AEAD *(*aead)(void);
 #endif
+    const char *needs;       /* for `harness list`: which libraries lack it */
 } cipher_alg;
 
 #if SP_BSSL
@@ -56,20 +58,26 @@ typedef struct {
 #define CHACHAPOLY(fn) fn
 #endif
 
+#define NEEDS_OCB "not in BoringSSL, AWS-LC or LibreSSL"
+
+/* Every row is in every build (a library that lacks one answers n/a), so
+ * the names, which `harness list` prints, never depend on the library. */
 static const cipher_alg CIPHERS[] = {
-    {"aes-128-gcm", "AES-128-GCM", M_GCM, 16, EVP_aes_128_gcm AEAD(EVP_aead_aes_128_gcm)},
-    {"aes-256-gcm", "AES-256-GCM", M_GCM, 32, EVP_aes_256_gcm AEAD(EVP_aead_aes_256_gcm)},
-    {"aes-128-ccm", "AES-128-CCM", M_CCM, 16, CCM(EVP_aes_128_ccm) NO_AEAD},
-    {"aes-256-ccm", "AES-256-CCM", M_CCM, 32, CCM(EVP_aes_256_ccm) NO_AEAD},
-    {"aes-128-ocb", "AES-128-OCB", M_OCB, 16, OCB(EVP_aes_128_ocb) NO_AEAD},
-    {"aes-256-ocb", "AES-256-OCB", M_OCB, 32, OCB(EVP_aes_256_ocb) NO_AEAD},
+    {"aes-128-gcm", "AES-128-GCM", M_GCM, 16, EVP_aes_128_gcm AEAD(EVP_aead_aes_128_gcm), NULL},
+    {"aes-256-gcm", "AES-256-GCM", M_GCM, 32, EVP_aes_256_gcm AEAD(EVP_aead_aes_256_gcm), NULL},
+    {"aes-128-ccm", "AES-128-CCM", M_CCM, 16, CCM(EVP_aes_128_ccm) NO_AEAD, "not in BoringSSL"},
+    {"aes-256-ccm", "AES-256-CCM", M_CCM, 32, CCM(EVP_aes_256_ccm) NO_AEAD, "not in BoringSSL"},
+    {"aes-128-ocb", "AES-128-OCB", M_OCB, 16, OCB(EVP_aes_128_ocb) NO_AEAD, NEEDS_OCB},
+    {"aes-256-ocb", "AES-256-OCB", M_OCB, 32, OCB(EVP_aes_256_ocb) NO_AEAD, NEEDS_OCB},
     {"chacha20-poly1305", "ChaCha20-Poly1305", M_CHACHAPOLY, 32,
-     CHACHAPOLY(EVP_chacha20_poly1305) AEAD(EVP_aead_chacha20_poly1305)},
-    {"aes-128-cbc", "AES-128-CBC", M_CBC, 16, EVP_aes_128_cbc NO_AEAD},
-    {"aes-256-cbc", "AES-256-CBC", M_CBC, 32, EVP_aes_256_cbc NO_AEAD},
-    {"aes-128-ctr", "AES-128-CTR", M_CTR, 16, EVP_aes_128_ctr NO_AEAD},
-    {"aes-256-ctr", "AES-256-CTR", M_CTR, 32, EVP_aes_256_ctr NO_AEAD},
+     CHACHAPOLY(EVP_chacha20_poly1305) AEAD(EVP_aead_chacha20_poly1305), NULL},
+    {"aes-128-cbc", "AES-128-CBC", M_CBC, 16, EVP_aes_128_cbc NO_AEAD, NULL},
+    {"aes-256-cbc", "AES-256-CBC", M_CBC, 32, EVP_aes_256_cbc NO_AEAD, NULL},
+    {"aes-128-ctr", "AES-128-CTR", M_CTR, 16, EVP_aes_128_ctr NO_AEAD, NULL},
+    {"aes-256-ctr", "AES-256-CTR", M_CTR, 32, EVP_aes_256_ctr NO_AEAD, NULL},
 };
+
+static const char *const OPERATIONS[] = {"encrypt", "decrypt"};   /* index: decrypt */
 
 typedef struct {
     const cipher_alg *alg;
@@ -306,14 +314,6 @@ static void release_cipher(void *p)
     free(s);
 }
 
-static const cipher_alg *find_cipher(const char *name)
-{
-    for (size_t i = 0; i < sizeof(CIPHERS) / sizeof(CIPHERS[0]); i++)
-        if (strcmp(CIPHERS[i].name, name) == 0)
-            return &CIPHERS[i];
-    return NULL;
-}
-
 /* The EVP_CIPHER: fetched explicitly once on OpenSSL 3 (the fast way to use
  * 3.x, which the api suite compares with implicit fetching). */
 static int load_evp_cipher(cipher_state *s)
@@ -468,16 +468,19 @@ prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *
 
     if (name->n < 4 || name->n > 5)
         return prep_unknown(res, "cipher cases are cipher/ALG/encrypt|decrypt/SIZE[/record|speed-compat]");
-    if ((alg = find_cipher(name->part[1])) == NULL)
+    int row = sp_find(name->part[1], SP_ROWS(CIPHERS)), op = sp_find(name->part[2], SP_ROWS(OPERATIONS));
+    int workload = name->n == 5 ? sp_find(name->part[4], SP_ROWS(WORKLOADS)) : 0;
+    if (row < 0)
         return prep_unknown(res, "unknown cipher \"%s\"", name->part[1]);
-    if (strcmp(name->part[2], "encrypt") != 0 && strcmp(name->part[2], "decrypt") != 0)
+    alg = &CIPHERS[row];
+    if (op < 0)
         return prep_unknown(res, "cipher operation must be encrypt or decrypt, not \"%s\"", name->part[2]);
     if (!parse_size(name->part[3], &len))
         return prep_unknown(res, "bad size \"%s\" (a positive number of bytes, at most 64 MiB)", name->part[3]);
-    decrypt = name->part[2][0] == 'd';
-    compat = name->n == 5 && strcmp(name->part[4], "speed-compat") == 0;
-    if (name->n == 5 && !compat && strcmp(name->part[4], "record") != 0)
+    if (workload < 0)
         return prep_unknown(res, "unknown workload \"%s\" (record or speed-compat)", name->part[4]);
+    decrypt = op == 1;
+    compat = workload == 1;            /* WORKLOADS[1]: speed-compat */
     if (compat && decrypt)
         return prep_na(res, "the speed-compat workload reproduces `openssl speed`'s default, which encrypts");
     if ((alg->mode == M_CBC) && len % 16 != 0)
@@ -521,4 +524,18 @@ prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *
     out->state = s;
     out->release = release_cipher;
     return PREP_OK;
+}
+
+void list_cipher(void)
+{
+    printf("\"cipher\":{\"algorithms\":[");
+    for (size_t i = 0; i < sizeof(CIPHERS) / sizeof(CIPHERS[0]); i++) {
+        json_row(i, CIPHERS[i].name, CIPHERS[i].needs);
+        printf(",\"aead\":%s}", is_aead(CIPHERS[i].mode) ? "true" : "false");
+    }
+    printf("],");
+    json_names("operations", SP_ROWS(OPERATIONS));
+    putchar(',');
+    json_names("workloads", SP_ROWS(WORKLOADS));
+    putchar('}');
 }

@@ -4,6 +4,7 @@
  *   speed-compat: `openssl speed -evp`'s one-shot EVP_Digest per call
  *                 (a fresh context inside every call)
  * Each digest is checked against its known answer for "abc" first. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 typedef struct {
     const char *name, *fetch_name, *abc;
     const EVP_MD *(*legacy)(void);
+    const char *needs;       /* for `harness list`: which libraries lack it */
 } digest_alg;
 
 #if defined(OPENSSL_NO_BLAKE2) || SP_BSSL || SP_LIBRESSL
@@ -26,21 +28,24 @@ typedef struct {
 #define SHA3(fn) fn
 #endif
 
+/* Every row is in every build (a library that lacks one answers n/a). */
 static const digest_alg DIGESTS[] = {
-    {"sha1", "SHA1", "a9993e364706816aba3e25717850c26c9cd0d89d", EVP_sha1},
-    {"sha256", "SHA256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", EVP_sha256},
+    {"sha1", "SHA1", "a9993e364706816aba3e25717850c26c9cd0d89d", EVP_sha1, NULL},
+    {"sha256", "SHA256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", EVP_sha256, NULL},
     {"sha384", "SHA384",
-     "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7", EVP_sha384},
+     "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7", EVP_sha384,
+     NULL},
     {"sha512", "SHA512",
      "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2"
-     "a9ac94fa54ca49f", EVP_sha512},
-    {"sha3-256", "SHA3-256", "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532", SHA3(EVP_sha3_256)},
+     "a9ac94fa54ca49f", EVP_sha512, NULL},
+    {"sha3-256", "SHA3-256", "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532", SHA3(EVP_sha3_256),
+     "not in BoringSSL"},
     {"sha3-512", "SHA3-512",
      "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e10e116e9192af3c91a7ec57647e3934057340b4cf408d5a"
-     "56592f8274eec53f0", SHA3(EVP_sha3_512)},
+     "56592f8274eec53f0", SHA3(EVP_sha3_512), "not in BoringSSL"},
     {"blake2b512", "BLAKE2B-512",
      "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925a"
-     "b92386edd4009923", BLAKE2B512},
+     "b92386edd4009923", BLAKE2B512, "not in BoringSSL, AWS-LC or LibreSSL"},
 };
 
 typedef struct {
@@ -87,23 +92,23 @@ static void release_digest(void *p)
 
 prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *res)
 {
-    const digest_alg *alg = NULL;
+    const digest_alg *alg;
     size_t len;
     unsigned int n = 0;
     int compat;
 
     if (name->n < 3 || name->n > 4)
         return prep_unknown(res, "digest cases are digest/ALG/SIZE[/record|speed-compat]");
-    for (size_t i = 0; i < sizeof(DIGESTS) / sizeof(DIGESTS[0]); i++)
-        if (strcmp(DIGESTS[i].name, name->part[1]) == 0)
-            alg = &DIGESTS[i];
-    if (!alg)
+    int row = sp_find(name->part[1], SP_ROWS(DIGESTS));
+    int workload = name->n == 4 ? sp_find(name->part[3], SP_ROWS(WORKLOADS)) : 0;
+    if (row < 0)
         return prep_unknown(res, "unknown digest \"%s\"", name->part[1]);
+    alg = &DIGESTS[row];
     if (!parse_size(name->part[2], &len))
         return prep_unknown(res, "bad size \"%s\" (a positive number of bytes, at most 64 MiB)", name->part[2]);
-    compat = name->n == 4 && strcmp(name->part[3], "speed-compat") == 0;
-    if (name->n == 4 && !compat && strcmp(name->part[3], "record") != 0)
+    if (workload < 0)
         return prep_unknown(res, "unknown workload \"%s\" (record or speed-compat)", name->part[3]);
+    compat = workload == 1;            /* WORKLOADS[1]: speed-compat */
 
     digest_state *s = calloc(1, sizeof(*s));
     if (!s || !(s->in = malloc(len)) || !(s->ctx = EVP_MD_CTX_new())) {
@@ -133,4 +138,16 @@ prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *
     if (compat)
         snprintf(out->note, sizeof(out->note), "openssl speed loop: one-shot EVP_Digest per call");
     return PREP_OK;
+}
+
+void list_digest(void)
+{
+    printf("\"digest\":{\"algorithms\":[");
+    for (size_t i = 0; i < sizeof(DIGESTS) / sizeof(DIGESTS[0]); i++) {
+        json_row(i, DIGESTS[i].name, DIGESTS[i].needs);
+        putchar('}');
+    }
+    printf("],");
+    json_names("workloads", SP_ROWS(WORKLOADS));
+    putchar('}');
 }

@@ -4,7 +4,9 @@
  * file offers a `prepare` function that parses the rest of the name, makes
  * keys, contexts and buffers (outside any timed region), checks the operation
  * once for correctness, and returns a bench_case whose `run` does `iters`
- * operations and nothing else. */
+ * operations and nothing else. Each family's names live in its tables, which
+ * are the same in every build (a library that lacks a row answers n/a) and
+ * which `harness list` prints as the case catalog. */
 #ifndef SSLPERF_HARNESS_H
 #define SSLPERF_HARNESS_H
 
@@ -16,16 +18,20 @@
 
 typedef enum { UNIT_BYTES, UNIT_OPS } unit_kind;
 
+/* `iters` operations and nothing else; 1 on success. */
+typedef int (*batch_fn)(void *state, uint64_t iters);
+
 typedef struct bench_case {
     char id[CASE_ID_MAX];
     unit_kind unit;
     size_t bytes_per_op;            /* for UNIT_BYTES */
     void *state;
-    int (*run)(void *state, uint64_t iters);    /* 1 on success */
+    batch_fn run;
     void (*release)(void *state);
     /* Optional: the client's and the server's CPU ns since the last call (TLS). */
     void (*split)(void *state, uint64_t *client_ns, uint64_t *server_ns);
     char note[REASON_MAX];          /* e.g. which API was used, when it differs by lib */
+    char checked[REASON_MAX];       /* what the correctness check saw (TLS: version, cipher, group) */
 } bench_case;
 
 typedef enum { PREP_OK, PREP_NA, PREP_ERROR, PREP_UNKNOWN } prep_status;
@@ -72,5 +78,39 @@ prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the
 int parse_size(const char *text, size_t *out);
 void fill_pattern(unsigned char *buf, size_t len, unsigned seed);
 int hex_equal(const unsigned char *bytes, size_t len, const char *hex);
+
+/* ---- timing (util.c): the one clock and calibration every file uses ---- */
+
+typedef enum { SP_WALL, SP_PROCESS_CPU, SP_THREAD_CPU } sp_clock;   /* monotonic, process CPU, thread CPU */
+uint64_t sp_now_ns(sp_clock clock);
+/* Wall and process CPU time of one batch of `iters`. */
+int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns, uint64_t *cpu_ns);
+/* Iterations for one batch of about `target_ns` wall time, scaled from
+ * growing batches until one takes `probe_ns`/4 (serve and run probe the
+ * whole target; long runs probe SP_SHORT_PROBE of it). */
+int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out);
+#define SP_SHORT_PROBE(target_ns) ((target_ns) / 10 < 50000000ull ? (target_ns) / 10 : 50000000ull)
+
+/* ---- tables of named rows: every table's first member is the row's name ---- */
+
+#define SP_ROWS(table) (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0])
+int sp_find(const char *name, const void *rows, size_t n, size_t stride);   /* the row's index, or -1 */
+/* The names joined by `sep`, for messages ("a, b, c"); returns buf. */
+const char *sp_join(char *buf, size_t len, const char *sep, const void *rows, size_t n, size_t stride);
+extern const char *const WORKLOADS[2];   /* record, speed-compat (cipher and digest cases) */
+
+/* ---- `harness list`: the case catalog, one emitter per family file ---- */
+
+void json_names(const char *key, const void *rows, size_t n, size_t stride);   /* "key":["a",...] */
+/* Opens an algorithm object {"name":...[,"needs":...] (a comma first unless
+ * i == 0); the caller adds its fields and the closing brace. */
+void json_row(size_t i, const char *name, const char *needs);
+void list_cipher(void);
+void list_digest(void);
+void list_mac(void);
+void list_pkey(void);    /* sig, kex, kem and keygen */
+void list_api(void);
+void list_tls(void);
+void list_afalg(void);
 
 #endif

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -34,13 +33,6 @@
 
 #define RESPONSE "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nConnection: close\r\n\r\nhello, world\n"
 #define MAX_REQUESTS 100000
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int parse_config(const char *proto, const char *group, const char *cert, const char *ctx, tls_config *cfg,
                         prep_result *res)
@@ -134,7 +126,7 @@ int https_server(int argc, char **argv)
 static int one_get(int port, SSL_CTX *shared, const tls_config *cfg, const char *ca_file, uint64_t times[3],
                    char *why, size_t why_len)
 {
-    uint64_t start = mono_ns();
+    uint64_t start = sp_now_ns(SP_WALL);
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, ok = 0;
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -145,7 +137,7 @@ static int one_get(int port, SSL_CTX *shared, const tls_config *cfg, const char 
         goto done;
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    times[0] = mono_ns() - start;
+    times[0] = sp_now_ns(SP_WALL) - start;
     ctx = shared ? shared : tls_client_ctx(cfg, ca_file);
     if (!ctx || !(ssl = SSL_new(ctx)) || !SSL_set_fd(ssl, fd) || !SSL_set_tlsext_host_name(ssl, "localhost")
         || SSL_connect(ssl) != 1) {
@@ -153,7 +145,7 @@ static int one_get(int port, SSL_CTX *shared, const tls_config *cfg, const char 
         ERR_error_string_n(ERR_get_error(), why + strlen(why), why_len - strlen(why));
         goto done;
     }
-    times[1] = mono_ns() - start;
+    times[1] = sp_now_ns(SP_WALL) - start;
     static const char get[] = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: sslperf\r\nConnection: close\r\n\r\n";
     char buf[4096];
     size_t total = 0;
@@ -164,7 +156,7 @@ static int one_get(int port, SSL_CTX *shared, const tls_config *cfg, const char 
     }
     while ((got = SSL_read(ssl, buf, sizeof(buf))) > 0)
         total += (size_t)got;
-    times[2] = mono_ns() - start;
+    times[2] = sp_now_ns(SP_WALL) - start;
     ok = total == strlen(RESPONSE);
     if (!ok)
         snprintf(why, why_len, "short response (%zu bytes)", total);

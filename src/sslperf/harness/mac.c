@@ -6,6 +6,7 @@
  * AWS-LC use HMAC_CTX / CMAC_CTX, and Poly1305 through EVP_PKEY (1.1.1) or
  * CRYPTO_poly1305 (BoringSSL/AWS-LC). Each MAC is checked against a
  * published test vector first (RFC 4231, RFC 4493, RFC 8439). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,18 +23,20 @@ typedef struct {
     mac_kind kind;
     const char *sub;     /* digest or cipher */
     const char *kat_key, *kat_msg, *kat_tag;
+    const char *needs;       /* for `harness list`: which libraries lack it */
 } mac_alg;
 
+/* Every row is in every build (a library that lacks one answers n/a). */
 static const mac_alg MACS[] = {
     {"hmac-sha256", MAC_HMAC, "SHA256", "4a656665", "what do ya want for nothing?",
-     "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+     "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", NULL},
     {"hmac-sha512", MAC_HMAC, "SHA512", "4a656665", "what do ya want for nothing?",
      "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b6"
-     "36e070a38bce737"},
+     "36e070a38bce737", NULL},
     {"cmac-aes-128", MAC_CMAC, "AES-128-CBC", "2b7e151628aed2a6abf7158809cf4f3c", NULL,
-     "070a16b46b4d4144f79bdd9dd04a287c"},
+     "070a16b46b4d4144f79bdd9dd04a287c", NULL},
     {"poly1305", MAC_POLY1305, NULL, "85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b",
-     "Cryptographic Forum Research Group", "a8061dc1305136c6c22b8baf0c0127a9"},
+     "Cryptographic Forum Research Group", "a8061dc1305136c6c22b8baf0c0127a9", "not in LibreSSL"},
 };
 
 /* RFC 4493 example 2 message. */
@@ -173,16 +176,15 @@ static int load_mac(mac_state *s)
 
 prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res)
 {
-    const mac_alg *alg = NULL;
+    const mac_alg *alg;
     size_t len, n = 0;
 
     if (name->n != 3)
         return prep_unknown(res, "mac cases are mac/ALG/SIZE");
-    for (size_t i = 0; i < sizeof(MACS) / sizeof(MACS[0]); i++)
-        if (strcmp(MACS[i].name, name->part[1]) == 0)
-            alg = &MACS[i];
-    if (!alg)
+    int row = sp_find(name->part[1], SP_ROWS(MACS));
+    if (row < 0)
         return prep_unknown(res, "unknown MAC \"%s\"", name->part[1]);
+    alg = &MACS[row];
     if (!parse_size(name->part[2], &len))
         return prep_unknown(res, "bad size \"%s\" (a positive number of bytes, at most 64 MiB)", name->part[2]);
 
@@ -221,4 +223,14 @@ prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res
         snprintf(out->note, sizeof(out->note), "Poly1305 through EVP_PKEY + EVP_DigestSign (1.1.1 has no EVP_MAC)");
 #endif
     return PREP_OK;
+}
+
+void list_mac(void)
+{
+    printf("\"mac\":{\"algorithms\":[");
+    for (size_t i = 0; i < sizeof(MACS) / sizeof(MACS[0]); i++) {
+        json_row(i, MACS[i].name, MACS[i].needs);
+        putchar('}');
+    }
+    printf("]}");
 }

@@ -1,6 +1,7 @@
 /* sslperf harness: the only program that calls the crypto library.
  *
  *   harness info                       what the library says about itself
+ *   harness list                       the case catalog (every family's tables), one JSON line
  *   harness run [opts] CASE...         measure cases, one JSON line per result
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compat.h"
 #include "harness.h"
@@ -92,41 +92,6 @@ static void emit_info(void)
 #endif
     printf("}\n");
     fflush(stdout);
-}
-
-/* ---- timing ----------------------------------------------------------- */
-
-static uint64_t clock_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int timed_run(bench_case *c, uint64_t iters, uint64_t *wall, uint64_t *cpu)
-{
-    uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-    int ok = c->run(c->state, iters);
-    *cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    *wall = clock_ns(CLOCK_MONOTONIC) - w0;
-    return ok;
-}
-
-/* Iterations for one batch of about `target_ns` wall time. Doubling from one
- * iteration doubles as a warm-up. */
-static int calibrate(bench_case *c, uint64_t target_ns, uint64_t *iters_out)
-{
-    uint64_t iters = 1, wall, cpu;
-    for (;;) {
-        if (!timed_run(c, iters, &wall, &cpu))
-            return 0;
-        if (wall >= target_ns / 4 || iters >= (1ull << 40))
-            break;
-        iters *= (wall < target_ns / 100) ? 8 : 2;
-    }
-    double scaled = (double)iters * (double)target_ns / (double)(wall ? wall : 1);
-    *iters_out = scaled < 1 ? 1 : (uint64_t)(scaled + 0.5);
-    return 1;
 }
 
 /* ---- cases --------------------------------------------------------------- */
@@ -217,6 +182,10 @@ static void emit_prepared(const bench_case *c)
         printf(",\"note\":");
         json_string(c->note);
     }
+    if (c->checked[0]) {
+        printf(",\"checked\":");
+        json_string(c->checked);
+    }
     printf("}\n");
     fflush(stdout);
 }
@@ -230,7 +199,7 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
         c->split(c->state, &client[0], &server[0]);     /* forget what calibration added */
     for (int i = 0; i < count; i++) {
         ops[i] = iters;
-        int ok = timed_run(c, iters, &wall[i], &cpu[i]);
+        int ok = sp_timed_batch(c->run, c->state, iters, &wall[i], &cpu[i]);
         if (c->split)
             c->split(c->state, &client[i], &server[i]);
         if (!ok) {
@@ -290,7 +259,7 @@ static int run_mode(int argc, char **argv)
                 failures += res.status != PREP_NA;
                 continue;
             }
-            if (!calibrate(c, target_ns, &iters)) {
+            if (!sp_calibrate(c->run, c->state, target_ns, target_ns, &iters)) {
                 emit_status("error", c->id, "an operation failed during calibration");
                 failures++;
             } else if (!sample(c, iters, samples, 1)) {
@@ -327,8 +296,9 @@ static int profile_mode(int argc, char **argv)
     return ok ? 0 : 1;
 }
 
-static int serve_mode(void)
+static int serve_mode(int argc, char **argv)
 {
+    (void)argc, (void)argv;
     char line[512];
     while (fgets(line, sizeof(line), stdin)) {
         char cmd[32] = "", id[CASE_ID_MAX] = "";
@@ -355,7 +325,7 @@ static int serve_mode(void)
             if (!c) {
                 emit_status("error", id, "not prepared");
             } else if (cmd[0] == 'c') {
-                if (calibrate(c, a, &iters))
+                if (sp_calibrate(c->run, c->state, a, a, &iters))
                     printf("{\"type\":\"calibrated\",\"case\":\"%s\",\"iters\":%llu}\n", c->id,
                            (unsigned long long)iters), fflush(stdout);
                 else
@@ -375,6 +345,67 @@ static int serve_mode(void)
     return 0;
 }
 
+static int info_mode(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    emit_info();
+    return 0;
+}
+
+/* The case catalog from the tables the families prepare from: one line. */
+static int list_mode(int argc, char **argv)
+{
+    static void (*const lists[])(void) = {list_cipher, list_digest, list_mac, list_pkey, list_api, list_tls,
+                                          list_afalg};
+    (void)argc, (void)argv;
+    printf("{\"type\":\"catalog\"");
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        putchar(',');
+        lists[i]();
+    }
+    printf("}\n");
+    fflush(stdout);
+    return 0;
+}
+
+static int mkcerts_mode(int argc, char **argv)
+{
+    (void)argc;
+    int ok = make_certs(argv[0], atoi(argv[1]));
+    if (!ok)
+        ERR_print_errors_fp(stderr);
+    printf("{\"type\":\"%s\",\"dir\":", ok ? "certs" : "error");
+    json_string(argv[0]);
+    printf("}\n");
+    return ok ? 0 : 1;
+}
+
+static int threads_mode(int argc, char **argv)
+{
+    (void)argc;
+    return tls_threads(argv[0], atoi(argv[1]), atoi(argv[2]));
+}
+
+#define ANY -1
+static const struct {
+    const char *name;
+    int min_args, max_args;     /* after the command's name; ANY: no limit */
+    int (*fn)(int argc, char **argv);
+    const char *usage;
+} COMMANDS[] = {
+    {"info", 0, ANY, info_mode, "info"},
+    {"list", 0, 0, list_mode, "list"},
+    {"run", 0, ANY, run_mode, "run [--time-ms T] [--samples N] CASE..."},
+    {"serve", 0, ANY, serve_mode, "serve"},
+    {"profile", 0, ANY, profile_mode, "profile CASE [--seconds S | --iters N]"},
+    {"mkcerts", 2, 2, mkcerts_mode, "mkcerts DIR COUNT"},
+    {"https-server", 0, ANY, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
+    {"https-get", 0, ANY, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
+    {"tls-threads", 3, 3, threads_mode, "tls-threads CASE THREADS MS"},
+    {"check-config", 0, ANY, check_config, "check-config KEY=VALUE..."},
+    {"afalg-bench", 0, ANY, afalg_bench, "afalg-bench [--side both|user] [--seconds S] [--sizes N,N,...] [ALG...]"},
+};
+
 int main(int argc, char **argv)
 {
 #if SP_BSSL
@@ -382,37 +413,11 @@ int main(int argc, char **argv)
 #else
     OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
 #endif
-    if (argc >= 2 && strcmp(argv[1], "info") == 0) {
-        emit_info();
-        return 0;
-    }
-    if (argc >= 2 && strcmp(argv[1], "run") == 0)
-        return run_mode(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
-        return serve_mode();
-    if (argc >= 2 && strcmp(argv[1], "profile") == 0)
-        return profile_mode(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "afalg-bench") == 0)
-        return afalg_bench(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "https-server") == 0)
-        return https_server(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "https-get") == 0)
-        return https_get(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "check-config") == 0)
-        return check_config(argc - 2, argv + 2);
-    if (argc == 5 && strcmp(argv[1], "tls-threads") == 0)
-        return tls_threads(argv[2], atoi(argv[3]), atoi(argv[4]));
-    if (argc == 4 && strcmp(argv[1], "mkcerts") == 0) {
-        int ok = make_certs(argv[2], atoi(argv[3]));
-        if (!ok)
-            ERR_print_errors_fp(stderr);
-        printf("{\"type\":\"%s\",\"dir\":", ok ? "certs" : "error");
-        json_string(argv[2]);
-        printf("}\n");
-        return ok ? 0 : 1;
-    }
-    fprintf(stderr, "usage: %s info | run [--time-ms T] [--samples N] CASE... | serve | mkcerts DIR COUNT | "
-                    "profile CASE [--seconds S | --iters N] | "
-                    "https-server ... | https-get ... | tls-threads CASE THREADS MS\n", argv[0]);
+    int c = argc >= 2 ? sp_find(argv[1], SP_ROWS(COMMANDS)) : -1, args = argc - 2;
+    if (c >= 0 && args >= COMMANDS[c].min_args && (COMMANDS[c].max_args == ANY || args <= COMMANDS[c].max_args))
+        return COMMANDS[c].fn(args, argv + 2);
+    fprintf(stderr, "usage:\n");
+    for (size_t i = 0; i < sizeof(COMMANDS) / sizeof(COMMANDS[0]); i++)
+        fprintf(stderr, "  %s %s\n", argv[0], COMMANDS[i].usage);
     return 2;
 }

@@ -11,6 +11,7 @@
  * and a changed message does not; both sides derive the same secret; decaps
  * gives the encapsulated secret). BoringSSL's ML-KEM/ML-DSA have their own
  * API, in pqc_boringssl.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,18 +34,53 @@
 #define ID_X448 NID_undef
 #endif
 
+#define SIG_KEY (FOR_SIG | FOR_KEYGEN)
+#define KEX_KEY (FOR_KEX | FOR_KEYGEN)
+#define KEM_KEY (FOR_KEM | FOR_KEYGEN)
+#define NEEDS_PQC "OpenSSL 3.5+, AWS-LC or BoringSSL"
+#define NEEDS_448 "not in BoringSSL, AWS-LC or LibreSSL"
+
+/* Every row is in every build (a library that lacks one answers n/a). */
 static const key_alg KEYS[] = {
-    {"rsa-2048", K_RSA, 2048, "RSA"},        {"rsa-3072", K_RSA, 3072, "RSA"},
-    {"rsa-4096", K_RSA, 4096, "RSA"},        {"ecdsa-p256", K_EC, NID_X9_62_prime256v1, "P-256"},
-    {"ecdsa-p384", K_EC, NID_secp384r1, "P-384"}, {"ecdsa-p521", K_EC, NID_secp521r1, "P-521"},
-    {"ed25519", K_ED, EVP_PKEY_ED25519, "ED25519"}, {"ed448", K_ED, ID_ED448, "ED448"},
-    {"x25519", K_X, EVP_PKEY_X25519, "X25519"}, {"x448", K_X, ID_X448, "X448"},
-    {"ecdh-p256", K_EC, NID_X9_62_prime256v1, "P-256"}, {"ecdh-p384", K_EC, NID_secp384r1, "P-384"},
-    {"ecdh-p521", K_EC, NID_secp521r1, "P-521"}, {"ffdh-2048", K_DH, 2048, "ffdhe2048"},
-    {"ffdh-3072", K_DH, 3072, "ffdhe3072"},   {"ml-dsa-44", K_MLDSA, 44, "ML-DSA-44"},
-    {"ml-dsa-65", K_MLDSA, 65, "ML-DSA-65"},  {"ml-dsa-87", K_MLDSA, 87, "ML-DSA-87"},
-    {"ml-kem-512", K_MLKEM, 512, "ML-KEM-512"}, {"ml-kem-768", K_MLKEM, 768, "ML-KEM-768"},
-    {"ml-kem-1024", K_MLKEM, 1024, "ML-KEM-1024"},
+    {"rsa-2048", K_RSA, 2048, "RSA", SIG_KEY, NULL},
+    {"rsa-3072", K_RSA, 3072, "RSA", SIG_KEY, NULL},
+    {"rsa-4096", K_RSA, 4096, "RSA", SIG_KEY, NULL},
+    {"ecdsa-p256", K_EC, NID_X9_62_prime256v1, "P-256", SIG_KEY, NULL},
+    {"ecdsa-p384", K_EC, NID_secp384r1, "P-384", SIG_KEY, NULL},
+    {"ecdsa-p521", K_EC, NID_secp521r1, "P-521", SIG_KEY, NULL},
+    {"ed25519", K_ED, EVP_PKEY_ED25519, "ED25519", SIG_KEY, NULL},
+    {"ed448", K_ED, ID_ED448, "ED448", SIG_KEY, NEEDS_448},
+    {"x25519", K_X, EVP_PKEY_X25519, "X25519", KEX_KEY, NULL},
+    {"x448", K_X, ID_X448, "X448", KEX_KEY, NEEDS_448},
+    {"ecdh-p256", K_EC, NID_X9_62_prime256v1, "P-256", KEX_KEY, NULL},
+    {"ecdh-p384", K_EC, NID_secp384r1, "P-384", KEX_KEY, NULL},
+    {"ecdh-p521", K_EC, NID_secp521r1, "P-521", KEX_KEY, NULL},
+    {"ffdh-2048", K_DH, 2048, "ffdhe2048", KEX_KEY, "not in BoringSSL or LibreSSL"},
+    {"ffdh-3072", K_DH, 3072, "ffdhe3072", KEX_KEY, "not in BoringSSL or LibreSSL"},
+    {"ml-dsa-44", K_MLDSA, 44, "ML-DSA-44", SIG_KEY, NEEDS_PQC},
+    {"ml-dsa-65", K_MLDSA, 65, "ML-DSA-65", SIG_KEY, NEEDS_PQC},
+    {"ml-dsa-87", K_MLDSA, 87, "ML-DSA-87", SIG_KEY, NEEDS_PQC},
+    {"ml-kem-512", K_MLKEM, 512, "ML-KEM-512", KEM_KEY, "OpenSSL 3.5+ or AWS-LC"},   /* BoringSSL: 768 and 1024 */
+    {"ml-kem-768", K_MLKEM, 768, "ML-KEM-768", KEM_KEY, NEEDS_PQC},
+    {"ml-kem-1024", K_MLKEM, 1024, "ML-KEM-1024", KEM_KEY, NEEDS_PQC},
+};
+
+/* The families' operations; keygen/ALG has none. */
+static const char *const SIG_OPS[] = {"sign", "verify"};
+static const char *const KEX_OPS[] = {"derive"};
+static const char *const KEM_OPS[] = {"keygen", "encaps", "decaps"};
+#define OPS(a) a, sizeof(a) / sizeof(a[0])
+
+static const struct {
+    const char *name;
+    unsigned bit;              /* FOR_*: the keys it takes */
+    const char *const *ops;
+    size_t n_ops;
+} FAMILIES[] = {
+    {"sig", FOR_SIG, OPS(SIG_OPS)},
+    {"kex", FOR_KEX, OPS(KEX_OPS)},
+    {"kem", FOR_KEM, OPS(KEM_OPS)},
+    {"keygen", FOR_KEYGEN, NULL, 0},
 };
 
 typedef struct {
@@ -349,28 +385,13 @@ static prep_status setup_kem(pkey_state *s, int decaps, bench_case *out, prep_re
     return PREP_OK;
 }
 
-static const key_alg *find_key(const char *name)
+/* Whether family row `f` takes key `a` and operation `op` (NULL for keygen/ALG). */
+static int family_accepts(int f, const key_alg *a, const char *op)
 {
-    for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++)
-        if (strcmp(KEYS[i].name, name) == 0)
-            return &KEYS[i];
-    return NULL;
-}
-
-/* Which operations each family allows for which kinds of key. */
-static int family_accepts(const char *family, const key_alg *a, const char *op)
-{
-    int sig = a->kind == K_RSA || (a->kind == K_EC && strncmp(a->name, "ecdsa", 5) == 0) || a->kind == K_ED
-              || a->kind == K_MLDSA;
-    int kex = a->kind == K_X || a->kind == K_DH || (a->kind == K_EC && strncmp(a->name, "ecdh", 4) == 0);
-    if (strcmp(family, "sig") == 0)
-        return sig && op && (strcmp(op, "sign") == 0 || strcmp(op, "verify") == 0);
-    if (strcmp(family, "kex") == 0)
-        return kex && op && strcmp(op, "derive") == 0;
-    if (strcmp(family, "kem") == 0)
-        return a->kind == K_MLKEM && op
-               && (strcmp(op, "keygen") == 0 || strcmp(op, "encaps") == 0 || strcmp(op, "decaps") == 0);
-    return strcmp(family, "keygen") == 0 && op == NULL;
+    if (f < 0 || !(a->families & FAMILIES[f].bit))
+        return 0;
+    return FAMILIES[f].ops ? sp_find(op, FAMILIES[f].ops, FAMILIES[f].n_ops, sizeof(FAMILIES[f].ops[0])) >= 0
+                           : op == NULL;
 }
 
 prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res)
@@ -381,13 +402,15 @@ prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *re
     prep_status status;
     int keygen_only;
 
-    if (name->n < 2 || name->n > 3 || (strcmp(family, "keygen") == 0) != (name->n == 2))
+    int f = sp_find(family, SP_ROWS(FAMILIES)), k;
+    if (name->n < 2 || name->n > 3 || f < 0 || (FAMILIES[f].ops == NULL) != (name->n == 2))
         return prep_unknown(res, "public-key cases are sig/ALG/sign|verify, kex/ALG/derive, "
                                  "kem/ALG/keygen|encaps|decaps or keygen/ALG");
-    if (!(alg = find_key(name->part[1])))
+    if ((k = sp_find(name->part[1], SP_ROWS(KEYS))) < 0)
         return prep_unknown(res, "unknown algorithm \"%s\"", name->part[1]);
+    alg = &KEYS[k];
     op = name->n == 3 ? name->part[2] : NULL;
-    if (!family_accepts(family, alg, op))
+    if (!family_accepts(f, alg, op))
         return prep_unknown(res, "\"%s\" has no %s operation \"%s\"", alg->name, family, op ? op : "");
     keygen_only = op == NULL || strcmp(op, "keygen") == 0;
 
@@ -428,4 +451,26 @@ prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *re
     out->state = s;
     out->release = release_pkey;
     return PREP_OK;
+}
+
+void list_pkey(void)
+{
+    for (size_t f = 0; f < sizeof(FAMILIES) / sizeof(FAMILIES[0]); f++) {
+        size_t shown = 0;
+        printf("%s", f ? "," : "");
+        json_string(FAMILIES[f].name);
+        printf(":{\"algorithms\":[");
+        for (size_t k = 0; k < sizeof(KEYS) / sizeof(KEYS[0]); k++) {
+            if (KEYS[k].families & FAMILIES[f].bit) {
+                json_row(shown++, KEYS[k].name, KEYS[k].needs);
+                putchar('}');
+            }
+        }
+        putchar(']');
+        if (FAMILIES[f].ops) {
+            putchar(',');
+            json_names("operations", FAMILIES[f].ops, FAMILIES[f].n_ops, sizeof(FAMILIES[f].ops[0]));
+        }
+        putchar('}');
+    }
 }

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -22,13 +21,6 @@
 #else
 #define SP_KEEP_NAME __attribute__((noinline))
 #endif
-
-static uint64_t now_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Tell perf to enable or disable its events and wait (up to 10 s) for the
  * ack, so no sample of the loop is lost and none of the setup is kept.
@@ -57,45 +49,30 @@ static int perf_control(const char *command)
     return ok;
 }
 
-/* Exactly `iters` operations when iters > 0; otherwise as many as fit in
- * `seconds`, in batches that grow to ~10 ms so the clock is rarely read. */
-SP_KEEP_NAME int sslperf_profiled_loop(bench_case *c, uint64_t iters, double seconds, uint64_t *done)
+/* The profiled function: the batch and nothing else (the clock is read
+ * around it, calibration happened before it). */
+SP_KEEP_NAME int sslperf_profiled_loop(void *p, uint64_t iters)
 {
-    *done = 0;
-    if (iters > 0) {
-        int ok = c->run(c->state, iters);
-        *done = ok ? iters : 0;
-        return ok;
-    }
-    uint64_t start = now_ns(CLOCK_MONOTONIC), limit = (uint64_t)(seconds * 1e9), batch = 1;
-    for (;;) {
-        uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-        if (!c->run(c->state, batch))
-            return 0;
-        *done += batch;
-        uint64_t t1 = now_ns(CLOCK_MONOTONIC);
-        if (t1 - start >= limit)
-            return 1;
-        if (t1 - t0 < 10000000ull && batch < (1ull << 30))
-            batch *= 2;
-    }
+    bench_case *c = p;
+    return c->run(c->state, iters);
 }
 
+/* Exactly `iters` operations when iters > 0; otherwise as many as take
+ * about `seconds`, counted before perf is switched on. */
 int profile_case(bench_case *c, uint64_t iters, double seconds)
 {
-    uint64_t done = 0;
-    int perf_on = perf_control("enable\n");
-    uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-    int ok = sslperf_profiled_loop(c, iters, seconds, &done);
-    uint64_t cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = now_ns(CLOCK_MONOTONIC) - w0;
-    int perf_off = perf_control("disable\n");
+    uint64_t target = (uint64_t)(seconds * 1e9), wall = 0, cpu = 0;
+    int calibrated = iters > 0 || sp_calibrate(c->run, c->state, target, SP_SHORT_PROBE(target), &iters);
+    int perf_on = calibrated && perf_control("enable\n");
+    int ok = calibrated && sp_timed_batch(sslperf_profiled_loop, c, iters, &wall, &cpu);
+    int perf_off = calibrated && perf_control("disable\n");
     printf("{\"type\":\"%s\",\"case\":", ok ? "profiled" : "error");
     json_string(c->id);
-    printf(",\"ops\":%llu,\"wall_ns\":%llu,\"cpu_ns\":%llu,\"perf_control\":%s", (unsigned long long)done,
+    printf(",\"ops\":%llu,\"wall_ns\":%llu,\"cpu_ns\":%llu,\"perf_control\":%s", (unsigned long long)(ok ? iters : 0),
            (unsigned long long)wall, (unsigned long long)cpu, perf_on && perf_off ? "true" : "false");
     if (!ok) {
         printf(",\"reason\":");
-        json_string("an operation failed in the profiled loop");
+        json_string(calibrated ? "an operation failed in the profiled loop" : "an operation failed during calibration");
     }
     printf("}\n");
     fflush(stdout);

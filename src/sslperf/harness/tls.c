@@ -34,18 +34,11 @@ struct tls_state {
     char ca_file[600];
 };
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int step(SSL *ssl, int *done, uint64_t *spent)
 {
-    uint64_t t0 = thread_cpu_ns();
+    uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
     int rc = SSL_do_handshake(ssl);
-    *spent += thread_cpu_ns() - t0;
+    *spent += sp_now_ns(SP_THREAD_CPU) - t0;
     if (rc == 1) {
         *done = 1;
         return 1;
@@ -57,10 +50,10 @@ static int step(SSL *ssl, int *done, uint64_t *spent)
 /* One handshake; on success, `out_client` keeps the client SSL if asked. */
 static int handshake(struct tls_state *s, SSL **keep_client)
 {
-    uint64_t t0 = thread_cpu_ns();
+    uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
     SSL_CTX *cctx = s->cfg.new_ctx ? tls_client_ctx(&s->cfg, s->ca_file) : s->client_ctx;
     SSL *client = cctx ? SSL_new(cctx) : NULL;
-    s->client_ns += thread_cpu_ns() - t0;
+    s->client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
     SSL *server = SSL_new(s->server_ctx);
     BIO *cbio = NULL, *sbio = NULL;
     int ok = client && server && BIO_new_bio_pair(&cbio, 0, &sbio, 0);
@@ -84,9 +77,9 @@ static int handshake(struct tls_state *s, SSL **keep_client)
     if (ok && s->cfg.proto == TLS1_3_VERSION) {
         /* Let the client take the session tickets the server sent. */
         unsigned char byte;
-        uint64_t t1 = thread_cpu_ns();
+        uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
         ok = SSL_read(client, &byte, 1) <= 0 && SSL_get_error(client, 0) != SSL_ERROR_SSL;
-        s->client_ns += thread_cpu_ns() - t1;
+        s->client_ns += sp_now_ns(SP_THREAD_CPU) - t1;
     }
     /* Mark both ends cleanly closed: OpenSSL drops (and makes unresumable) the
      * session of a connection freed without a shutdown. */
@@ -94,14 +87,14 @@ static int handshake(struct tls_state *s, SSL **keep_client)
         SSL_set_shutdown(client, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     if (server)
         SSL_set_shutdown(server, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
-    t0 = thread_cpu_ns();
+    t0 = sp_now_ns(SP_THREAD_CPU);
     if (ok && keep_client)
         *keep_client = client;
     else
         SSL_free(client);
     if (s->cfg.new_ctx)
         SSL_CTX_free(cctx);
-    s->client_ns += thread_cpu_ns() - t0;
+    s->client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
     SSL_free(server);
     return ok;
 }
@@ -135,7 +128,7 @@ static void release_tls(void *p)
 }
 
 /* The first handshake, kept and checked: what was asked is what was got. */
-static prep_status check_first(struct tls_state *s, prep_result *res)
+static prep_status check_first(struct tls_state *s, prep_result *res, char *checked, size_t checked_len)
 {
     SSL *client = NULL;
     if (!handshake(s, &client))
@@ -149,7 +142,14 @@ static prep_status check_first(struct tls_state *s, prep_result *res)
         snprintf(problem, sizeof(problem), "negotiated another group than %s", s->cfg.group);
     else if (s->session && !SSL_session_reused(client))
         snprintf(problem, sizeof(problem), "the session was not resumed");
-    else if (s->cfg.resume && !s->session) {
+    else {
+        char group[64];
+        tls_group_name(client, group, sizeof(group));
+        snprintf(checked, checked_len, "%s %s group %s%s", SSL_get_version(client),
+                 SSL_CIPHER_get_name(SSL_get_current_cipher(client)), group,
+                 SSL_session_reused(client) ? " resumed" : "");
+    }
+    if (!problem[0] && s->cfg.resume && !s->session) {
         s->session = SSL_get1_session(client);      /* later handshakes resume this one */
         if (!s->session || !SSL_SESSION_is_resumable(s->session))
             snprintf(problem, sizeof(problem), "the server gave no resumable session");
@@ -172,9 +172,9 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
     if (status == PREP_OK)
         status = tls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, s->ca_file, sizeof(s->ca_file), res);
     if (status == PREP_OK)
-        status = check_first(s, res);
+        status = check_first(s, res, out->checked, sizeof(out->checked));
     if (status == PREP_OK && s->cfg.resume)
-        status = check_first(s, res);        /* now resuming: check that it does */
+        status = check_first(s, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
     if (status != PREP_OK) {
         release_tls(s);
         return status;
@@ -239,9 +239,7 @@ int tls_threads(const char *case_id, int threads, int milliseconds)
         workers[i].state = *shared;           /* the same SSL_CTXs and session */
         workers[i].stop = &stop;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    t0 = sp_now_ns(SP_WALL);
     for (; workers && ids && started < threads; started++)
         if (pthread_create(&ids[started], NULL, worker_main, &workers[started]) != 0)
             break;
@@ -249,8 +247,7 @@ int tls_threads(const char *case_id, int threads, int milliseconds)
     stop = 1;
     for (int i = 0; i < started; i++)
         pthread_join(ids[i], NULL);
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    t1 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    t1 = sp_now_ns(SP_WALL);
     int failed = started < threads;
     printf("{\"type\":\"threads\",\"case\":");
     json_string(case_id);

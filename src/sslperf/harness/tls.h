@@ -10,8 +10,9 @@
 typedef struct {
     int proto;                /* TLS1_2_VERSION or TLS1_3_VERSION */
     const char *group;        /* x25519, p-256, p-384, x25519mlkem768 */
-    int group_id;             /* its TLS codepoint */
+    int group_row;            /* its row in tls_setup.c's GROUPS */
     const char *cert;         /* rsa-2048 … ed25519 */
+    int cert_row;             /* its row in tls_setup.c's CERTS */
     int new_ctx;              /* a new client SSL_CTX (with CA load) per connection */
     int resume;               /* 0, or resume by ticket (1) or session id (2) */
     char note[REASON_MAX];
@@ -23,5 +24,7 @@ prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, c
 SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file);
 int tls_cipher_ok(const tls_config *cfg, const SSL *client);
 int tls_group_ok(const tls_config *cfg, const SSL *client);
+/* The negotiated group as the library names it (or its codepoint; 1.1.1 cannot tell). */
+void tls_group_name(const SSL *client, char *out, size_t len);
 
 #endif

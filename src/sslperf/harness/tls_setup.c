@@ -17,78 +17,90 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+/* TLS SupportedGroup codepoints (IANA "TLS Supported Groups" registry). */
+enum { TLS_GROUP_SECP256R1 = 23, TLS_GROUP_SECP384R1 = 24, TLS_GROUP_X25519 = 29, TLS_GROUP_X25519MLKEM768 = 0x11ec };
+
 static const struct {
-    const char *name, *list_name;
-    int id;
+    const char *name;         /* as in the case id */
+    const char *list_name;    /* for SSL_CTX_set1_groups_list */
+    int codepoint;            /* what the handshake negotiates */
+    int nid;                  /* what OpenSSL 3 reports for it, when it has a NID */
+    int tls13_only;
 } GROUPS[] = {
-    {"x25519", "X25519", 29}, {"p-256", "P-256", 23}, {"p-384", "P-384", 24},
-    {"x25519mlkem768", "X25519MLKEM768", 0x11ec},
+    {"x25519", "X25519", TLS_GROUP_X25519, NID_X25519, 0},
+    {"p-256", "P-256", TLS_GROUP_SECP256R1, NID_X9_62_prime256v1, 0},
+    {"p-384", "P-384", TLS_GROUP_SECP384R1, NID_secp384r1, 0},
+    {"x25519mlkem768", "X25519MLKEM768", TLS_GROUP_X25519MLKEM768, NID_undef, 1},
 };
 
 static const struct {
     const char *name;
-    int type, param;     /* EVP_PKEY_RSA bits / EVP_PKEY_EC curve / EVP_PKEY_ED25519 */
+    int type, param;        /* EVP_PKEY_RSA bits / EVP_PKEY_EC curve / EVP_PKEY_ED25519 */
+    const char *curve;      /* an ECDSA key's curve as a group list name (TLS 1.2 offers it too) */
 } CERTS[] = {
-    {"rsa-2048", EVP_PKEY_RSA, 2048}, {"rsa-3072", EVP_PKEY_RSA, 3072},
-    {"ecdsa-p256", EVP_PKEY_EC, NID_X9_62_prime256v1}, {"ecdsa-p384", EVP_PKEY_EC, NID_secp384r1},
-    {"ed25519", EVP_PKEY_ED25519, 0},
+    {"rsa-2048", EVP_PKEY_RSA, 2048, NULL}, {"rsa-3072", EVP_PKEY_RSA, 3072, NULL},
+    {"ecdsa-p256", EVP_PKEY_EC, NID_X9_62_prime256v1, "P-256"}, {"ecdsa-p384", EVP_PKEY_EC, NID_secp384r1, "P-384"},
+    {"ed25519", EVP_PKEY_ED25519, 0, NULL},
 };
+
+static const struct {
+    const char *name;
+    int version;
+} PROTOCOLS[] = {{"tls1.3", TLS1_3_VERSION}, {"tls1.2", TLS1_2_VERSION}};
+
+static const char *const CONTEXTS[] = {"shared", "new"};            /* index: new_ctx */
+static const char *const RESUMPTION[] = {"ticket", "session-id"};   /* index: resume - 1 */
 
 prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res)
 {
     int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
-    size_t g, c;
+    char list[200];
     if (name->n != 6 || !(resume || strcmp(name->part[1], "handshake") == 0))
         return prep_unknown(res, "tls cases are tls/handshake/PROTO/GROUP/CERT/shared|new or "
                                  "tls/resume/PROTO/ticket|session-id/GROUP/CERT");
     const char *proto = name->part[2];
     const char *group = name->part[resume ? 4 : 3], *cert = name->part[resume ? 5 : 4];
-    cfg->proto = strcmp(proto, "tls1.3") == 0 ? TLS1_3_VERSION : strcmp(proto, "tls1.2") == 0 ? TLS1_2_VERSION : 0;
-    if (!cfg->proto)
+    int p = sp_find(proto, SP_ROWS(PROTOCOLS));
+    if (p < 0)
         return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
-    for (g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]) && strcmp(GROUPS[g].name, group) != 0; g++)
-        ;
-    for (c = 0; c < sizeof(CERTS) / sizeof(CERTS[0]) && strcmp(CERTS[c].name, cert) != 0; c++)
-        ;
-    if (g == sizeof(GROUPS) / sizeof(GROUPS[0]))
-        return prep_unknown(res, "unknown group \"%s\" (x25519, p-256, p-384, x25519mlkem768)", group);
-    if (c == sizeof(CERTS) / sizeof(CERTS[0]))
-        return prep_unknown(res, "unknown certificate \"%s\" (rsa-2048, rsa-3072, ecdsa-p256, ecdsa-p384, ed25519)",
-                            cert);
-    cfg->group = GROUPS[g].name;
-    cfg->group_id = GROUPS[g].id;
-    cfg->cert = CERTS[c].name;
+    cfg->proto = PROTOCOLS[p].version;
+    cfg->group_row = sp_find(group, SP_ROWS(GROUPS));
+    cfg->cert_row = sp_find(cert, SP_ROWS(CERTS));
+    if (cfg->group_row < 0)
+        return prep_unknown(res, "unknown group \"%s\" (%s)", group,
+                            sp_join(list, sizeof(list), ", ", SP_ROWS(GROUPS)));
+    if (cfg->cert_row < 0)
+        return prep_unknown(res, "unknown certificate \"%s\" (%s)", cert,
+                            sp_join(list, sizeof(list), ", ", SP_ROWS(CERTS)));
+    cfg->group = GROUPS[cfg->group_row].name;
+    cfg->cert = CERTS[cfg->cert_row].name;
     if (resume) {
-        cfg->resume = strcmp(name->part[3], "ticket") == 0 ? 1 : strcmp(name->part[3], "session-id") == 0 ? 2 : 0;
+        cfg->resume = sp_find(name->part[3], SP_ROWS(RESUMPTION)) + 1;
         if (!cfg->resume)
             return prep_unknown(res, "resumption is by ticket or session-id, not \"%s\"", name->part[3]);
         if (cfg->resume == 2 && cfg->proto == TLS1_3_VERSION)
             return prep_na(res, "TLS 1.3 has no session-id resumption (it resumes with tickets)");
     } else {
-        cfg->new_ctx = strcmp(name->part[5], "new") == 0;
-        if (!cfg->new_ctx && strcmp(name->part[5], "shared") != 0)
+        int ctx = sp_find(name->part[5], SP_ROWS(CONTEXTS));
+        if (ctx < 0)
             return prep_unknown(res, "the client SSL_CTX is shared or new, not \"%s\"", name->part[5]);
+        cfg->new_ctx = ctx;
     }
-    if (cfg->group_id == 0x11ec && cfg->proto != TLS1_3_VERSION)
-        return prep_na(res, "X25519MLKEM768 is a TLS 1.3 group");
+    if (GROUPS[cfg->group_row].tls13_only && cfg->proto != TLS1_3_VERSION)
+        return prep_na(res, "%s is a TLS 1.3 group", GROUPS[cfg->group_row].list_name);
     return PREP_OK;
 }
 
-static EVP_PKEY *make_key(const char *cert)
+static EVP_PKEY *make_key(int c)
 {
-    for (size_t c = 0; c < sizeof(CERTS) / sizeof(CERTS[0]); c++) {
-        if (strcmp(CERTS[c].name, cert) != 0)
-            continue;
-        EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(CERTS[c].type, NULL);
-        EVP_PKEY *key = NULL;
-        int ok = ctx && EVP_PKEY_keygen_init(ctx) > 0
-                 && (CERTS[c].type != EVP_PKEY_RSA || EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, CERTS[c].param) > 0)
-                 && (CERTS[c].type != EVP_PKEY_EC || EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, CERTS[c].param) > 0)
-                 && EVP_PKEY_keygen(ctx, &key) > 0;
-        EVP_PKEY_CTX_free(ctx);
-        return ok ? key : NULL;
-    }
-    return NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(CERTS[c].type, NULL);
+    EVP_PKEY *key = NULL;
+    int ok = ctx && EVP_PKEY_keygen_init(ctx) > 0
+             && (CERTS[c].type != EVP_PKEY_RSA || EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, CERTS[c].param) > 0)
+             && (CERTS[c].type != EVP_PKEY_EC || EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, CERTS[c].param) > 0)
+             && EVP_PKEY_keygen(ctx, &key) > 0;
+    EVP_PKEY_CTX_free(ctx);
+    return ok ? key : NULL;
 }
 
 /* A certificate for `key` named `cn`, signed by `issuer_key` (self-signed when
@@ -152,14 +164,11 @@ static int write_ca_file(X509 *ca, char *path, size_t len)
 
 static int configure(SSL_CTX *ctx, const tls_config *cfg, int server)
 {
-    static const char *groups[] = {"X25519", "P-256", "P-384", "X25519MLKEM768"};
-    const char *list = cfg->group_id == 29 ? groups[0] : cfg->group_id == 23 ? groups[1]
-                       : cfg->group_id == 24 ? groups[2] : groups[3];
-    int rsa = strncmp(cfg->cert, "rsa", 3) == 0;
+    const char *list = GROUPS[cfg->group_row].list_name;
+    int rsa = CERTS[cfg->cert_row].type == EVP_PKEY_RSA;
     char both[64];
     /* TLS 1.2 uses the group list for the ECDSA certificate's curve too. */
-    const char *cert_curve = strcmp(cfg->cert, "ecdsa-p256") == 0 ? "P-256"
-                             : strcmp(cfg->cert, "ecdsa-p384") == 0 ? "P-384" : NULL;
+    const char *cert_curve = CERTS[cfg->cert_row].curve;
     if (cfg->proto == TLS1_2_VERSION && cert_curve && strcmp(cert_curve, list) != 0) {
         snprintf(both, sizeof(both), "%s:%s", list, cert_curve);
         list = both;
@@ -191,7 +200,7 @@ SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file)
 prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, char *ca_file, size_t ca_file_len,
                           prep_result *res)
 {
-    EVP_PKEY *ca_key = make_key("ecdsa-p256"), *key = make_key(cfg->cert);
+    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(CERTS))), *key = make_key(cfg->cert_row);
     X509 *ca = ca_key ? certificate(ca_key, "sslperf TLS test CA", NULL, ca_key, 1) : NULL;
     X509 *leaf = ca && key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
     prep_status status = PREP_OK;
@@ -226,22 +235,60 @@ int tls_cipher_ok(const tls_config *cfg, const SSL *client)
     unsigned id = cipher ? SSL_CIPHER_get_protocol_id(cipher) : 0;
     if (cfg->proto == TLS1_3_VERSION)
         return id == 0x1301;                                   /* TLS_AES_128_GCM_SHA256 */
-    return id == (strncmp(cfg->cert, "rsa", 3) == 0 ? 0xc02f : 0xc02b);
+    return id == (CERTS[cfg->cert_row].type == EVP_PKEY_RSA ? 0xc02f : 0xc02b);
 }
 
 int tls_group_ok(const tls_config *cfg, const SSL *client)
 {
 #if SP_BSSL
-    return SSL_get_group_id(client) == cfg->group_id;
+    return SSL_get_group_id(client) == GROUPS[cfg->group_row].codepoint;
 #elif SP_OSSL3
+    /* A NID for the groups OpenSSL knows by one, else the codepoint marked unknown. */
     int nid = SSL_get_negotiated_group((SSL *)client);
     if (nid & TLSEXT_nid_unknown)
-        return (nid & 0xffff) == cfg->group_id;
-    int id = nid == NID_X25519 ? 29 : nid == NID_X9_62_prime256v1 ? 23 : nid == NID_secp384r1 ? 24 : -1;
-    return id == cfg->group_id;
+        return (nid & 0xffff) == GROUPS[cfg->group_row].codepoint;
+    return nid != NID_undef && nid == GROUPS[cfg->group_row].nid;
 #else
     /* 1.1.1 cannot say which group TLS 1.3 used; both sides offer only the one asked for. */
     (void)cfg, (void)client;
     return 1;
 #endif
+}
+
+void tls_group_name(const SSL *client, char *out, size_t len)
+{
+#if SP_BSSL
+    snprintf(out, len, "0x%04x", (unsigned)SSL_get_group_id(client));
+#elif SP_OSSL3
+    int nid = SSL_get_negotiated_group((SSL *)client);
+    const char *name = SSL_group_to_name((SSL *)client, nid);
+    if (name)
+        snprintf(out, len, "%s", name);
+    else
+        snprintf(out, len, "0x%04x", (unsigned)(nid & 0xffff));
+#else
+    (void)client;
+    snprintf(out, len, "(not reported by this version)");
+#endif
+}
+
+void list_tls(void)
+{
+    printf("\"tls\":{");
+    json_names("protocols", SP_ROWS(PROTOCOLS));
+    printf(",\"groups\":[");
+    for (size_t g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]); g++) {
+        json_row(g, GROUPS[g].name, NULL);
+        printf(",\"tls13_only\":%s}", GROUPS[g].tls13_only ? "true" : "false");
+    }
+    printf("],\"certs\":[");
+    for (size_t c = 0; c < sizeof(CERTS) / sizeof(CERTS[0]); c++) {
+        json_row(c, CERTS[c].name, NULL);
+        putchar('}');
+    }
+    printf("],");
+    json_names("contexts", SP_ROWS(CONTEXTS));
+    putchar(',');
+    json_names("resumption", SP_ROWS(RESUMPTION));
+    putchar('}');
 }

@@ -1,8 +1,12 @@
-/* Helpers shared by the family files. */
+/* Helpers shared by the family files: n/a and error results, sizes and
+ * patterns, the one clock and calibration, named tables and the catalog's
+ * JSON pieces. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compat.h"
 #include "harness.h"
@@ -98,4 +102,90 @@ void json_string(const char *s)
             putchar(c);
     }
     putchar('"');
+}
+
+/* ---- timing ---------------------------------------------------------------- */
+
+uint64_t sp_now_ns(sp_clock clock)
+{
+    static const clockid_t ids[] = {CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID};
+    struct timespec ts;
+    clock_gettime(ids[clock], &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns, uint64_t *cpu_ns)
+{
+    uint64_t w0 = sp_now_ns(SP_WALL), c0 = sp_now_ns(SP_PROCESS_CPU);
+    int ok = run(state, iters);
+    *cpu_ns = sp_now_ns(SP_PROCESS_CPU) - c0;
+    *wall_ns = sp_now_ns(SP_WALL) - w0;
+    return ok;
+}
+
+/* Growing from one iteration (x8 while a batch is under 1% of the probe,
+ * then x2) doubles as a warm-up; the count is scaled from the last batch. */
+int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out)
+{
+    uint64_t iters = 1, wall, cpu;
+    for (;;) {
+        if (!sp_timed_batch(run, state, iters, &wall, &cpu))
+            return 0;
+        if (wall >= probe_ns / 4 || iters >= (1ull << 40))
+            break;
+        iters *= (wall < probe_ns / 100) ? 8 : 2;
+    }
+    double scaled = (double)iters * (double)target_ns / (double)(wall ? wall : 1);
+    *iters_out = scaled < 1 ? 1 : (uint64_t)(scaled + 0.5);
+    return 1;
+}
+
+/* ---- named tables and the catalog ------------------------------------------ */
+
+const char *const WORKLOADS[2] = {"record", "speed-compat"};
+
+static const char *row_name(const void *rows, size_t stride, size_t i)
+{
+    return *(const char *const *)((const char *)rows + i * stride);
+}
+
+int sp_find(const char *name, const void *rows, size_t n, size_t stride)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(row_name(rows, stride, i), name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *sp_join(char *buf, size_t len, const char *sep, const void *rows, size_t n, size_t stride)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? sep : "", row_name(rows, stride, i));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+void json_names(const char *key, const void *rows, size_t n, size_t stride)
+{
+    json_string(key);
+    printf(":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            putchar(',');
+        json_string(row_name(rows, stride, i));
+    }
+    putchar(']');
+}
+
+void json_row(size_t i, const char *name, const char *needs)
+{
+    printf(i ? ",{\"name\":" : "{\"name\":");
+    json_string(name);
+    if (needs) {
+        printf(",\"needs\":");
+        json_string(needs);
+    }
 }

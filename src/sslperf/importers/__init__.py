@@ -6,7 +6,7 @@
 
 Every figure becomes a Measurement with status "ok", the reported rate in
 `reported_rates` (bytes/s with `bytes_per_op` = the block size, or op/s) and
-no samples of our own. Case ids follow `sslperf.suites` where sslperf has the
+no samples of our own. Case ids follow `sslperf.measure.suites` where sslperf has the
 case (`cipher/aes-128-gcm/encrypt/16/speed-compat`, `sig/rsa-2048/sign`,
 `kex/x25519/derive`, `kem/ml-kem-768/encaps` …) and the same shape otherwise
 (`digest/md5/16/speed-compat`, `sig/ecdsa-brainpoolp256r1/sign`,

@@ -1,7 +1,7 @@
 """What the `openssl speed` and `bssl speed` importers share: the builder that
 collects measurements (unique case ids, nothing kept until the whole text is
 read), the errors that name a line, and the case naming that follows
-`sslperf.suites`."""
+`sslperf.measure.suites`."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ from dataclasses import dataclass, field
 
 from sslperf.errors import SslperfError
 from sslperf.results import LibInfo, Measurement, Run
-from sslperf.suites import AEADS
+from sslperf import families
 
-GROUPS = {"digest": "digests", "mac": "MACs", "sig": "signatures", "kex": "key exchange", "kem": "KEMs",
-          "keygen": "key generation", "pke": "public-key encryption", "other": "other operations"}
 
 
 class ImportFailed(SslperfError):
@@ -75,7 +73,6 @@ _DIGEST = re.compile(r"(md[245]|mdc2|sha1|sha\d{3}(-\d{3})?|sha3-\d+|shake\d+|bl
                      r"|whirlpool|sm3|keccak-\w+)")
 _CIPHER_WORDS = re.compile(r"(^|-)(cbc|ecb|ctr|gcm|ccm|ocb|cfb\d*|ofb|xts|ige|siv|wrap|rc4|chacha20|des|ede3?|idea|"
                            r"seed|rc2|rc5|bf|blowfish|cast5?|camellia|aes|aria|sm4)(-|$)")
-_AEAD = re.compile(r"(gcm|ccm|ocb|siv|poly1305)")
 
 
 def normalise_symmetric(name: str) -> str:
@@ -97,10 +94,6 @@ def symmetric_kind(alg: str) -> str:
     if _CIPHER_WORDS.search(alg):
         return "cipher"
     return "other"
-
-
-def cipher_group(alg: str) -> str:
-    return "AEAD ciphers" if alg in AEADS or _AEAD.search(alg) else "block ciphers (CBC, CTR)"
 
 
 # ---- building a run -----------------------------------------------------------
@@ -132,7 +125,7 @@ class Builder:
                 existing.note = _join(existing.note, f"also reported as `{label}`")
             return case
         if group is None:
-            group = cipher_group(algorithm) if family == "cipher" else GROUPS.get(family, "other operations")
+            group = families.cipher_group(algorithm) if family == "cipher" else families.family(family).groups[0]
         unit = "bytes" if size is not None else "ops"
         self.measurements[case] = Measurement(
             case, family, group, algorithm[:80], operation[:40], size, workload, self.lib, "ok", unit=unit,

@@ -10,6 +10,13 @@ from pathlib import Path
 from sslperf.libs.footprint import Linkage
 
 LINK_SYSTEM_LIBS = ["-pthread", "-ldl", "-lm"]
+# BoringSSL and its fork AWS-LC: C++ runtime, EVP_AEAD, no openssl.cnf, [A|B] cipher groups.
+BSSL_FLAVORS = ("boringssl", "aws-lc")
+
+
+def is_bssl(flavor: str) -> bool:
+    """Whether `flavor` is BoringSSL or AWS-LC (the one place that decides it)."""
+    return flavor in BSSL_FLAVORS
 
 
 @dataclass
@@ -48,7 +55,7 @@ def prefix_linkage(prefix: Path, flavor: str) -> Linkage | None:
     lib_dir = find_lib_dir(prefix)
     if lib_dir is None or not (prefix / "include" / "openssl" / "ssl.h").exists():
         return None
-    extra = ["-lstdc++"] if flavor in ("boringssl", "aws-lc") else []
+    extra = ["-lstdc++"] if is_bssl(flavor) else []
     if (lib_dir / "libssl.a").exists() and (lib_dir / "libcrypto.a").exists():
         return Linkage([f"-I{prefix / 'include'}"],
                        [str(lib_dir / "libssl.a"), str(lib_dir / "libcrypto.a"), *extra, *LINK_SYSTEM_LIBS],

@@ -1,8 +1,8 @@
 """Named build variants and the configure options each one means on a given
 source tree.
 
-Variants combine with `+` (`openssl-3.3+nistp+minimal+Os` is seed 000's
-"minimal TLS" build). The `minimal` list is the one from seed 000; each
+Variants combine with `+` (`openssl-3.3+nistp+minimal+Os` is the OpenSSL
+tuning talk's "minimal TLS" build). The `minimal` list is the talk's; each
 version accepts only some of those `no-*` options, so the list is filtered
 against the `@disablables` table of that version's own `Configure` script and
 the options it does not know are recorded as skipped.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sslperf.errors import SslperfError
 
-# Seed 000, "Minimal TLS implementation with reasonable compatibility and performance".
+# The OpenSSL tuning talk, "Minimal TLS implementation with reasonable compatibility and performance".
 MINIMAL_DISABLE = (
     "argon2 aria async bf blake2 camellia cast cmp cms comp deprecated des dgram dh dsa "
     "ec2m engine gost http idea legacy md4 mdc2 multiblock nextprotoneg ocb ocsp quic rc2 "
@@ -42,7 +42,7 @@ VARIANTS: dict[str, Variant] = {
         Variant("default", "the library's own defaults (-O3, assembly on)"),
         Variant(
             "minimal",
-            "seed 000's minimal TLS build: disables the algorithms and features a TLS server rarely needs",
+            "the OpenSSL tuning talk's minimal TLS build: disables the algorithms and features a TLS server rarely needs",
             configure=tuple(f"no-{f}" for f in MINIMAL_DISABLE),
             optional=True,
             openssl_only=True,

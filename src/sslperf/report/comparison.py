@@ -6,8 +6,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from sslperf import families
 from sslperf.compare import Change, Comparison
-from sslperf.report.terminal import GROUP_ORDER, rate, throughput
+from sslperf.report.terminal import rate, throughput
 from sslperf.stats import Summary
 
 
@@ -32,7 +33,7 @@ def _change(change: Change | None) -> tuple[str, str]:
 
 def _ordered_groups(comparison: Comparison):
     groups = comparison.groups()
-    return sorted(groups.items(), key=lambda kv: GROUP_ORDER.index(kv[0]) if kv[0] in GROUP_ORDER else 99)
+    return [(group, groups[group]) for group in families.ordered(groups)]
 
 
 def tables(comparison: Comparison) -> list[Table]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import csv
 import io
 
-from sslperf.report.terminal import GROUP_ORDER, rate, throughput
+from sslperf import families
+from sslperf.report.terminal import rate, throughput
 from sslperf.results import Run
 
 CSV_FIELDS = ("run", "case", "group", "algorithm", "operation", "size", "workload", "lib", "status", "reason", "unit",
@@ -38,7 +39,7 @@ def to_markdown(run: Run, metric: str = "wall") -> str:
     groups: dict[str, dict[str, dict]] = {}
     for m in run.measurements:
         groups.setdefault(m.group, {}).setdefault(m.case, {})[m.lib] = m
-    for group in sorted(groups, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
+    for group in families.ordered(groups):
         lines += ["", f"## {group}", "", "| case | " + " | ".join(libs) + " |", "|---|" + "---:|" * len(libs)]
         for case, per_lib in groups[group].items():
             cells = []

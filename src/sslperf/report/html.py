@@ -9,10 +9,12 @@ import datetime as dt
 from html import escape
 from pathlib import Path
 
+from sslperf import families
 from sslperf.compare import Column, compare
 from sslperf.report.plots import Figure
-from sslperf.report.terminal import GROUP_ORDER, micros, rate, throughput
+from sslperf.report.terminal import micros, rate, throughput
 from sslperf.results import Run
+from sslperf.stats import NOISY_CI
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
@@ -35,7 +37,7 @@ figcaption { color: #555; font-size: 0.9em; }
 def _value(m, metric: str) -> str:
     s = m.summary(metric)
     value = throughput(s.median) if m.unit == "bytes" else rate(s.median)
-    noisy = " noisy" if s.ci_half_width > 0.05 else ""
+    noisy = " noisy" if s.ci_half_width > NOISY_CI else ""
     extra = f" ({micros(m.micros_per_op(metric))})" if m.unit == "ops" else ""
     return f"{escape(value)} <span class='ci{noisy}'>±{s.ci_half_width * 100:.1f}%{escape(extra)}</span>"
 
@@ -46,7 +48,7 @@ def _results_tables(run: Run, metric: str) -> str:
     for m in run.measurements:
         groups.setdefault(m.group, {}).setdefault(m.case, {})[m.lib] = m
     parts = []
-    for group in sorted(groups, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
+    for group in families.ordered(groups):
         rows = ["<tr><th>case</th>" + "".join(f"<th>{escape(l)}</th>" for l in libs) + "</tr>"]
         for per_lib in groups[group].values():
             ok = {l: m for l, m in per_lib.items() if m.status == "ok" and m.summary(metric)}

@@ -1,8 +1,9 @@
 """Pictures of runs (matplotlib, PNG and SVG), each readable on its own:
 throughput against size per algorithm with the libraries as series, grouped
 bars for signatures, key exchange and KEMs, version-over-version lines,
-RSA/EC/FFDH scaling with seed 003's fitted `a` (the slow-down per doubled
-key size), TLS handshake CPU and loopback latency distributions."""
+RSA/EC/FFDH scaling with the fitted `a` of the `openssl speed` plotting
+write-up (the slow-down per doubled key size), TLS handshake CPU and
+loopback latency distributions."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
+from sslperf import families  # noqa: E402
 from sslperf.results import Measurement, Run  # noqa: E402
 from sslperf.stats import doubling_fit  # noqa: E402
 
-SYMMETRIC_GROUPS = ("AEAD ciphers", "block ciphers (CBC, CTR)", "digests", "MACs")
-BAR_GROUPS = ("signatures", "key exchange", "KEMs", "key generation")
+# Throughput families draw rate against size; the other primitive families draw grouped bars.
+SYMMETRIC_GROUPS = tuple(g for f in families.FAMILIES.values() if f.throughput for g in f.groups)
+BAR_GROUPS = tuple(g for f in families.FAMILIES.values() if f.table == "rates" and not f.throughput for g in f.groups)
 # Key sizes for the scaling fits, by algorithm name.
 SCALING = {
     "RSA": (r"rsa-(\d+)", "sig"),

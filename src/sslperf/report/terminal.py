@@ -10,11 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from sslperf import families
 from sslperf.results import Measurement, Run
+from sslperf.stats import NOISY_CI
 
-GROUP_ORDER = ("AEAD ciphers", "block ciphers (CBC, CTR)", "digests", "MACs", "signatures", "key exchange", "KEMs",
-               "key generation", "TLS handshakes (in memory)", "TLS resumption (in memory)",
-               "TLS over loopback (HTTPS GET)", "TLS handshakes across threads")
 
 
 def throughput(bytes_per_second: float) -> str:
@@ -59,26 +58,18 @@ def tables(run: Run, metric: str = "wall") -> list:
         by_group[m.group].setdefault(m.case, {})[m.lib] = m
     out = []
     notes: dict[str, set[str]] = defaultdict(set)
-    for group in sorted(by_group, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 99):
+    for group in families.ordered(by_group):
         rows = by_group[group]
         for per_lib in rows.values():
             for m in per_lib.values():
                 if m.status != "ok" and m.reason:
                     notes[f"{m.status} on {m.lib}: {m.reason}"].add(m.algorithm)
         sample = next(iter(next(iter(rows.values())).values()))
-        if sample.family == "api":
-            out.append(_api_table(group, rows, libs, metric))
+        kind = families.family(sample.family).table
+        if kind != "rates":
+            out.append(_TABLES[kind](group, rows, libs, metric))
             continue
-        if sample.family == "tls":
-            out.append(_tls_table(group, rows, libs, metric))
-            continue
-        if sample.family == "tls-loopback":
-            out.append(_loopback_table(group, rows, libs))
-            continue
-        if sample.family == "tls-threads":
-            out.append(_threads_table(group, rows, libs, metric))
-            continue
-        unit = "throughput" if sample.unit == "bytes" or sample.family in ("cipher", "digest", "mac") else "op/s"
+        unit = "throughput" if sample.unit == "bytes" or families.family(sample.family).throughput else "op/s"
         table = Table(title=f"{group} ({unit}, median ±95% CI, {metric} time)", title_justify="left")
         table.add_column("case")
         for lib in libs:
@@ -97,7 +88,7 @@ def tables(run: Run, metric: str = "wall") -> list:
 
 def _append_ci(text: Text, s) -> None:
     """` ±x.x%`: the 95% CI half-width, highlighted when the figure is noisy."""
-    text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > 0.05 else "dim")
+    text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > NOISY_CI else "dim")
 
 
 def _lib_table(title: str, first_column: str, libs: list[str], justify: str = "right") -> Table:
@@ -120,9 +111,9 @@ def _status(m: Measurement | None) -> Text:
 def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
     """µs per call of each way of doing the same work, and what it saves
     against the first (naive) way, per library."""
-    from sslperf.suites import API_ALTERNATIVES, API_TOPICS
+    from sslperf.measure import catalog
 
-    alternatives = any(API_TOPICS[topic] == group for topic in API_ALTERNATIVES)
+    alternatives = any(families.API_PREFIX + e["title"] == group and e["alternatives"] for e in catalog.api_cases())
     title = f"{group} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
     table = _lib_table(title, "way", libs)
     naive: dict[str, float] = {}
@@ -176,7 +167,8 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
 
 
 def descstat(label: str, values_ns: list[int]) -> str:
-    """Seed 001's descstat line, in seconds: n min max mean median p95 p99 stdev sum."""
+    """A descstat line (as in the curl regression report), in seconds:
+    n min max mean median p95 p99 stdev sum."""
     from sslperf.stats import describe
 
     s = describe([v / 1e9 for v in values_ns])
@@ -184,9 +176,9 @@ def descstat(label: str, values_ns: list[int]) -> str:
             f"p95={s.p95:.4f} p99={s.p99:.4f} stdev={s.stdev:.4f} sum={s.sum:.3f}")
 
 
-def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str]) -> Table:
+def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
     """Per request: connect, TLS done (pretransfer) and total, median and p95,
-    with seed 001's descstat lines under each cell."""
+    with descstat lines (as in the curl regression report) under each cell."""
     from sslperf.stats import describe
 
     table = _lib_table(f"{group} (ms per request: median, p95; connect → pretransfer → total)", "request", libs,
@@ -262,3 +254,6 @@ def print_run(run: Run, console: Console, metric: str = "wall") -> None:
         console.print(renderable)
     for warning in run.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
+
+
+_TABLES = {"api": _api_table, "tls": _tls_table, "loopback": _loopback_table, "threads": _threads_table}

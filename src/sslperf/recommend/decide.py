@@ -1,9 +1,9 @@
-"""`sslperf recommend`: from measured figures to TLS server settings.
+"""`sslperf recommend`'s decisions: from measured figures to TLS server settings.
 
 The decisions live here, as a pure function of the evidence (measurements
 of one library, plain and with the no-aesni CPU mask) so they can be tested
-and explained; cli/recommend.py gathers the evidence and advice_config.py
-writes it in each server's syntax. A security floor is applied first and
+and explained; evidence.py gathers the evidence and snippets.py writes the
+settings in each server's syntax. A security floor is applied first and
 never traded for speed: speed only orders what is already acceptable.
 """
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sslperf.libs.model import is_bssl
+from sslperf.measure.suites import TLS_RECORD
 from sslperf.results import Measurement
-from sslperf.suites import TLS_RECORD
 
 CLIENT_PROFILES = {
     "mixed": "clients of every kind: most have AES instructions, some (older phones, small devices) do not",
@@ -170,7 +171,7 @@ class Advice:
 
     @property
     def boringssl_family(self) -> bool:
-        return self.flavor in ("boringssl", "aws-lc")
+        return is_bssl(self.flavor)
 
     @property
     def tls13_suites(self) -> list[str]:
@@ -180,7 +181,8 @@ class Advice:
         return [cipher for cert in self.certs for cipher in self._tls12_for(cert.key, self.aeads)]
 
     def cipher_string(self) -> str:
-        """The TLS 1.2 cipher string; BoringSSL/AWS-LC get [A|B] equal-preference groups (seed 002)."""
+        """The TLS 1.2 cipher string; BoringSSL/AWS-LC get [A|B] equal-preference groups, which let a
+        client without AES instructions pick ChaCha20 (as the BoringSSL-with-nginx write-up sets them up)."""
         if not (self.boringssl_family and self.equal_preference):
             return ":".join(dict.fromkeys(self.tls12_ciphers()))
         parts = []
@@ -214,8 +216,11 @@ def decide(evidence: Evidence, lib: str, flavor: str, version: str, clients: str
         "TLS 1.2 suites are all ECDHE with an AEAD: no static RSA key exchange (no forward secrecy), no DHE, "
         "no CBC, no SHA-1, no RC4/3DES/ECB"]))
     _resumption_points(evidence, lib, points)
+    notes = [] if evidence.masked else [
+        "note: ChaCha20 vs AES without AES instructions was not measured (CPU masks need x86); "
+        "the AEAD order rests on this CPU alone"]
     return Advice(lib, flavor, version, clients, min_security, aeads, equal, prioritize, groups, certs, sigalgs,
-                  points)
+                  points, notes)
 
 
 def _aeads(evidence: Evidence, flavor: str, clients: str, floor: int, points: list[Point]):
@@ -249,14 +254,14 @@ def _aeads(evidence: Evidence, flavor: str, clients: str, floor: int, points: li
         order = [chacha] + [a for a in server if a is not chacha]
         decision = "ChaCha20-Poly1305 first: most clients lack AES instructions, and for them it is the cheap one"
     elif chacha and clients == "mixed" and chacha_wins_without_aes and order[0] is not chacha:
-        prioritize = flavor not in ("boringssl", "aws-lc")
+        prioritize = not is_bssl(flavor)
         decision = (f"{order[0].label} first for clients with AES hardware; clients that list ChaCha20 first "
                     "(those without) get ChaCha20 " + ("through PrioritizeChaCha" if prioritize
                                                        else "through an equal-preference group"))
     else:
         decision = f"{order[0].label} first: the cheapest for this server and for the clients named"
     equal: list[Aead] = []
-    if flavor in ("boringssl", "aws-lc") and chacha and aes and chacha_wins_without_aes and clients != "desktop":
+    if is_bssl(flavor) and chacha and aes and chacha_wins_without_aes and clients != "desktop":
         first_aes = next(a for a in order if a is not chacha)
         equal = [chacha, first_aes] if order[0] is chacha else [first_aes, chacha]
     dropped = [a.label for a in AEADS if a.bits < floor]
@@ -361,7 +366,7 @@ def _resumption_points(evidence: Evidence, lib: str, points: list[Point]) -> Non
     if new and shared:
         points.append(Point("client code", "create one SSL_CTX (with its CA store) and share it across connections", [
             f"on {lib}, a new SSL_CTX with a 151-certificate CA file per connection costs the client {_us(new)} "
-            f"of CPU per handshake, a shared one {_us(shared)} ({new / shared:.1f}×; seed 001's curl regression)"]))
+            f"of CPU per handshake, a shared one {_us(shared)} ({new / shared:.1f}×; the curl 1.1.1 → 3.0 regression)"]))
 
 
 def _us(us: float) -> str:

@@ -10,17 +10,17 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sslperf import environment
+from sslperf.measure import environment
 from sslperf.libs.model import Lib
-from sslperf.native import HarnessCrashed, Worker
+from sslperf.measure.harness_client import HarnessCrashed, Worker
 from sslperf.results import LibInfo, Measurement, Run
-from sslperf.suites import Case
+from sslperf.stats import NOISY_CI
+from sslperf.measure.suites import Case
 
 # A case whose single operation outlasts the sample target (RSA-4096 key
 # generation) gets fewer samples, so no case takes longer than this per lib.
 MAX_CASE_SECONDS = 15.0
 MIN_SAMPLES = 3
-NOISY = 0.05             # CI half-width above which a figure is called noisy
 EXTRA_FIGURES = ("client_cpu_ns", "server_cpu_ns")      # TLS: each side's CPU time
 
 
@@ -39,7 +39,8 @@ class Settings:
 Progress = Callable[[str, int, int], None]      # (what, done, total)
 
 
-def _lib_info(lib: Lib, reply: dict) -> LibInfo:
+def lib_info(lib: Lib, reply: dict) -> LibInfo:
+    """What a library says about itself (the harness's `info`), as the run records it."""
     return LibInfo(lib.name, reply.get("flavor", lib.flavor), lib.version, reply.get("version_string", ""),
                    lib.variant_label, lib.kind, reply.get("ia32cap"))
 
@@ -62,7 +63,7 @@ class Runner:
                 worker = Worker(lib, env)
                 self.workers[lib.name] = worker
                 info = worker.request("info", timeout=60).data
-                self.run.libs.append(_lib_info(lib, info))
+                self.run.libs.append(lib_info(lib, info))
         except BaseException:
             self.close()
             raise
@@ -73,16 +74,15 @@ class Runner:
 
     def measure(self, cases: list[Case], progress: Progress | None = None,
                 on_measurement: Callable[[Measurement], None] | None = None) -> Run:
-        """Measure every case on every lib; measurements are appended to the
-        run (and passed to `on_measurement`) as each case ends."""
+        """Measure every case on every lib; each measurement goes to
+        `on_measurement` as its case ends (default: appended to the run)."""
+        keep = on_measurement or self.run.measurements.append
         total = len(cases)
         for index, case in enumerate(cases):
             if progress:
                 progress(case.id, index, total)
             for measurement in self._measure_case(case):
-                self.run.measurements.append(measurement)
-                if on_measurement:
-                    on_measurement(measurement)
+                keep(measurement)
         if progress:
             progress("done", total, total)
         self.run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
@@ -157,9 +157,9 @@ class Runner:
 
     def _warnings(self) -> list[str]:
         warnings = environment.noise_warnings(self.run.environment, environment.capture(self.settings.mask))
-        noisy = [m for m in self.run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY]
+        noisy = [m for m in self.run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY_CI]
         if noisy:
             names = ", ".join(f"{m.case} on {m.lib}" for m in noisy[:3]) + (" …" if len(noisy) > 3 else "")
-            warnings.append(f"{len(noisy)} result(s) have a 95% CI wider than ±{NOISY:.0%} ({names}): the machine "
+            warnings.append(f"{len(noisy)} result(s) have a 95% CI wider than ±{NOISY_CI:.0%} ({names}): the machine "
                             "is noisy or the samples are short; use --time to lengthen them or --samples for more.")
         return warnings

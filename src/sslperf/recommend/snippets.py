@@ -1,15 +1,26 @@
 """Advice written in each server's own configuration syntax. Every format
 starts with the argument as comments, so a pasted snippet still says which
-measured numbers it rests on."""
+measured numbers it rests on. `as_dict` is the advice as data (--json)."""
 
 from __future__ import annotations
 
 import textwrap
 
-from sslperf.advice import Advice
+from sslperf.errors import SslperfError
+from sslperf.libs.model import is_bssl
+from sslperf.recommend.decide import Advice, Evidence
+from sslperf.recommend.evidence import MASK
 
 FORMATS = ("text", "nginx", "haproxy", "apache", "openssl-cnf")
 NO_BREAKS = {"break_long_words": False, "break_on_hyphens": False}     # keep cipher and group lists whole
+
+
+def refuse_unreadable(lib: str, flavor: str, fmt: str) -> None:
+    """An SslperfError when `lib` would not read a snippet in `fmt` (BoringSSL
+    and AWS-LC have no openssl.cnf): checked before anything is measured."""
+    if fmt == "openssl-cnf" and is_bssl(flavor):
+        raise SslperfError(f"{lib} is {flavor}, which does not read openssl.cnf.",
+                           hint="Use --format nginx, haproxy, apache or text.")
 
 
 def render(advice: Advice, fmt: str) -> str:
@@ -118,10 +129,7 @@ def apache(advice: Advice) -> str:
 def openssl_cnf(advice: Advice) -> str:
     """A complete file for OPENSSL_CONF, or the sections to merge into an
     existing openssl.cnf: libssl applies system_default to every SSL_CTX."""
-    if advice.boringssl_family:
-        from sslperf.errors import SslperfError
-        raise SslperfError(f"{advice.lib} is {advice.flavor}, which does not read openssl.cnf.",
-                           hint="Use --format nginx, haproxy, apache or text.")
+    refuse_unreadable(advice.lib, advice.flavor, "openssl-cnf")
     options = ["ServerPreference"] + (["PrioritizeChaCha"] if advice.prioritize_chacha else [])
     lines = _comments(advice) + [
         "# Merge into openssl.cnf: an existing openssl_conf section gets the ssl_conf line.",
@@ -142,3 +150,20 @@ def openssl_cnf(advice: Advice) -> str:
         f"Options = {','.join(options)}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def as_dict(result: Advice, evidence: Evidence) -> dict:
+    """The advice, its argument and the figures it rests on (µs per operation), as data."""
+    return {
+        "lib": result.lib, "version": result.version, "clients": result.clients,
+        "min_security": result.min_security,
+        "cipher_string": result.cipher_string(), "tls13_suites": result.tls13_suites,
+        "groups": [g.tls_name for g in result.groups], "sigalgs": result.sigalgs,
+        "certificates": [c.name for c in result.certs], "prioritize_chacha": result.prioritize_chacha,
+        "equal_preference": [a.name for a in result.equal_preference],
+        "points": [{"topic": p.topic, "decision": p.decision, "because": p.because} for p in result.points],
+        "notes": result.notes,
+        "figures_us": {**{c: evidence.micros(c) for c in evidence.plain},
+                       **{f"{c}@{MASK}": evidence.micros(c, True) for c in evidence.masked}},
+        "runs": evidence.sources,
+    }

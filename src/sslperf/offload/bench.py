@@ -4,25 +4,21 @@ against the userspace library, per algorithm and request size.
 The harness (`afalg-bench`, harness/afalg.c) writes JSON lines; this module
 runs it or reads a recording of it, turns the lines into per-size figures
 (bytes per wall second and per CPU second on each side), finds per
-algorithm the size from which the kernel wins (offload.crossover), and
-hands the ciphers and digests the engines can take to offload.engine_config.
+algorithm the size from which the kernel wins (config.crossover), and
+hands the ciphers and digests the engines can take to config.engine_config.
+The algorithms, and the kernel's name for each, are the harness's own
+table, read from its catalog (measure.catalog.afalg).
 """
 
 from __future__ import annotations
 
 import errno
 import json
-import subprocess
 from dataclasses import dataclass, field
 
-from sslperf import offload
 from sslperf.errors import SslperfError
+from sslperf.offload import config, drivers
 
-# The library's name of each algorithm the harness times, and the kernel's.
-KERNEL_NAMES = {"aes-128-cbc": "cbc(aes)", "aes-256-cbc": "cbc(aes)", "aes-128-ctr": "ctr(aes)",
-                "aes-256-ctr": "ctr(aes)", "aes-128-gcm": "gcm(aes)", "aes-256-gcm": "gcm(aes)",
-                "sha1": "sha1", "sha256": "sha256", "sha512": "sha512"}
-ALGORITHMS = tuple(KERNEL_NAMES)
 DEFAULT_SIZES = (16, 64, 256, 1024, 8192, 16384)      # `openssl speed`'s, so figures line up with its tables
 MAX_SIZE = 65536                                      # one AF_ALG request (harness/afalg.c)
 # What the afalg and devcrypto engines can hand to the kernel: CBC and CTR
@@ -71,10 +67,10 @@ class Algorithm:
     def sizes(self) -> list[int]:
         return sorted(set(self.kernel) | set(self.user))
 
-    def crossover(self) -> offload.Crossover:
+    def crossover(self) -> config.Crossover:
         """Wall-time crossover in the shape engine_config takes."""
         both = sorted(set(self.kernel) & set(self.user))
-        return offload.Crossover(self.name.upper(), self.wall_threshold,
+        return config.Crossover(self.name.upper(), self.wall_threshold,
                                  [(s, self.kernel[s].wall_rate, self.user[s].wall_rate) for s in both])
 
 
@@ -162,11 +158,11 @@ def analyse(bench: Bench) -> None:
     for alg in bench.algorithms.values():
         if not alg.kernel or not alg.user:
             continue
-        alg.wall_threshold = offload.crossover({s: t.wall_rate for s, t in alg.kernel.items()},
+        alg.wall_threshold = config.crossover({s: t.wall_rate for s, t in alg.kernel.items()},
                                                {s: t.wall_rate for s, t in alg.user.items()})
         kernel_cpu = {s: t.cpu_rate for s, t in alg.kernel.items() if t.cpu_rate}
         user_cpu = {s: t.cpu_rate for s, t in alg.user.items() if t.cpu_rate}
-        alg.cpu_threshold = offload.crossover(kernel_cpu, user_cpu) if kernel_cpu and user_cpu else None
+        alg.cpu_threshold = config.crossover(kernel_cpu, user_cpu) if kernel_cpu and user_cpu else None
 
 
 def verdict(alg: Algorithm) -> str:
@@ -209,51 +205,33 @@ def engine_section(bench: Bench, engine: str) -> str:
             notes.append(f"{a.name.upper()}: measured ({verdict(a)}), but neither engine offloads AEADs")
         elif a.wall_threshold is None and a.cpu_threshold is not None:
             notes.append(f"{a.name.upper()}: frees CPU from {a.cpu_threshold} bytes but is never faster; not listed")
-    return offload.engine_config(ciphers, engine, digests=digests or None, notes=notes)
+    return config.engine_config(ciphers, engine, digests=digests or None, notes=notes)
 
 
 # ---- running the harness -----------------------------------------------------
 
+def algorithm_names() -> tuple[str, ...]:
+    """The library's names of the algorithms the harness times, in its table's order."""
+    from sslperf.measure import catalog
+
+    return tuple(a["name"] for a in catalog.afalg())
+
+
 def run_harness(lib, algorithms: list[str], sizes: list[int], seconds: float, side: str = "both") -> str:
     """The harness's JSON lines for `lib`, plus afalg-driver lines naming
     the kernel driver behind each algorithm (from /proc/crypto)."""
-    from sslperf.native import harness_binary
+    from sslperf.measure import catalog, harness_client
 
-    binary = harness_binary(lib)
-    argv = [str(binary), "afalg-bench", "--side", side, "--seconds", f"{seconds:g}",
-            "--sizes", ",".join(map(str, sizes)), *algorithms]
     # each size: a 10 % warm-up and the timed run, on one side or both; then room for set-up
     budget = len(algorithms) * len(sizes) * seconds * 1.1 * (2 if side == "both" else 1)
-    timeout = 2 * budget + 60
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise SslperfError(f"The AF_ALG bench for {lib.name} did not finish within {timeout:.0f} s and was stopped.",
-                           hint="A kernel driver may be stuck; try fewer sizes or algorithms (--sizes, --alg).") \
-            from None
-    if done.returncode not in (0, 1, HARNESS_UNAVAILABLE) or not done.stdout.strip():
-        how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
-        raise SslperfError(f"The harness for {lib.name} failed in afalg-bench ({how}): "
+    done = harness_client.call(lib, "afalg-bench", "--side", side, "--seconds", f"{seconds:g}",
+                               "--sizes", ",".join(map(str, sizes)), *algorithms, timeout=2 * budget + 60,
+                               ok_codes=(0, 1, HARNESS_UNAVAILABLE))
+    if not done.lines:
+        raise SslperfError(f"The harness for {lib.name} failed in afalg-bench (exit code {done.returncode}): "
                            f"{done.stderr.strip()[-300:] or 'no message'}")
-    return done.stdout + "".join(json.dumps(line) + "\n" for line in driver_lines(algorithms))
-
-
-def driver_lines(algorithms: list[str]) -> list[dict]:
-    """For each kernel algorithm behind `algorithms`, the driver the kernel
-    would bind (highest priority of a type AF_ALG reaches), its kind and
-    whether it is asynchronous."""
-    wanted = {KERNEL_NAMES[a] for a in algorithms}
-    try:
-        drivers = offload.chosen(offload.parse(offload.PROC_CRYPTO.read_text()))
-    except OSError:
-        return []
-    best: dict[str, offload.Driver] = {}
-    for d in drivers:
-        reachable = d.name in wanted and d.type in offload.AF_ALG_TYPES
-        if reachable and (d.name not in best or d.priority > best[d.name].priority):
-            best[d.name] = d
-    return [{"type": "afalg-driver", "kernel_name": name, "driver": d.driver, "kind": d.kind, "async": d.is_async}
-            for name, d in sorted(best.items())]
+    kernel_names = {a["kernel"] for a in catalog.afalg() if a["name"] in algorithms}
+    return "".join(json.dumps(line) + "\n" for line in [*done.lines, *drivers.driver_lines(kernel_names)])
 
 
 def unavailable(bench: Bench) -> SslperfError:

@@ -1,0 +1,101 @@
+"""One record per family of cases: the tables its results go in, in which
+order, how a row is labelled, and which terminal table draws it. Every
+output asks here instead of testing family names itself."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sslperf.measure.suites import Case
+    from sslperf.results import Measurement
+
+AEAD_GROUP, BLOCK_GROUP = "AEAD ciphers", "block ciphers (CBC, CTR)"
+API_PREFIX = "API: "
+_AEAD_NAME = re.compile(r"gcm|ccm|ocb|siv|poly1305")
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    groups: tuple[str, ...]          # its tables, in display order (API topics come from the catalog)
+    table: str                       # terminal table: rates | api | tls | loopback | threads
+    throughput: bool = False         # rates are bytes/s (sizes on the x axis)
+    label: Callable[[Measurement], str] | None = None
+
+
+def _primitive_label(m: Measurement) -> str:
+    """`aes-128-gcm encrypt 16 B [speed-compat]`."""
+    parts = [m.algorithm, "" if m.family in ("digest", "mac", "keygen") else m.operation]
+    if m.size is not None:
+        parts.append(f"{m.size} B")
+    if m.workload != "record":
+        parts.append(f"[{m.workload}]")
+    return " ".join(p for p in parts if p)
+
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    Family("cipher", (AEAD_GROUP, BLOCK_GROUP), "rates", throughput=True),
+    Family("digest", ("digests",), "rates", throughput=True),
+    Family("mac", ("MACs",), "rates", throughput=True),
+    Family("sig", ("signatures",), "rates"),
+    Family("kex", ("key exchange",), "rates"),
+    Family("kem", ("KEMs",), "rates"),
+    Family("keygen", ("key generation",), "rates"),
+    Family("pke", ("public-key encryption",), "rates"),              # RSA encrypt/decrypt, from imports only
+    Family("api", (), "api", label=lambda m: m.operation),          # the pattern; the group names the topic
+    Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)"), "tls",
+           label=lambda m: " ".join(m.case.split("/")[1:])),
+    Family("tls-loopback", ("TLS over loopback (HTTPS GET)",), "loopback",
+           label=lambda m: "GET " + " ".join(m.case.split("/")[2:])),
+    Family("tls-threads", ("TLS handshakes across threads",), "threads",
+           label=lambda m: f"{m.operation}: {m.algorithm}"),
+)}
+OTHER = Family("other", ("other operations",), "rates")
+
+
+def family(name: str) -> Family:
+    return FAMILIES.get(name, OTHER)
+
+
+def cipher_group(algorithm: str) -> str:
+    """AEAD or block cipher, by the catalog (or, for imported names, by the mode in the name)."""
+    from sslperf.measure import catalog
+
+    return AEAD_GROUP if algorithm in catalog.aeads() or _AEAD_NAME.search(algorithm) else BLOCK_GROUP
+
+
+def group_of(case: Case) -> str:
+    """The table a case's results go in."""
+    if case.family == "cipher":
+        return cipher_group(case.algorithm)
+    if case.family == "api":
+        from sslperf.measure import catalog
+
+        topic = "/".join(case.id.split("/")[:2])
+        return API_PREFIX + next(e["title"] for e in catalog.api_cases() if e["topic"] == topic)
+    if case.family == "tls":
+        return FAMILIES["tls"].groups[1 if case.id.startswith("tls/resume") else 0]
+    return family(case.family).groups[0]
+
+
+def label(m: Measurement) -> str:
+    """A row label for tables."""
+    return (family(m.family).label or _primitive_label)(m)
+
+
+def _group_key(group: str) -> tuple[int, int]:
+    for index, fam in enumerate(FAMILIES.values()):
+        if group in fam.groups:
+            return index, fam.groups.index(group)
+        if fam.name == "api" and group.startswith(API_PREFIX):
+            return index, 0
+    return len(FAMILIES), 0
+
+
+def ordered(groups: Iterable[str]) -> list[str]:
+    """Table titles in display order (primitives, API topics, TLS); others last, as given."""
+    return sorted(groups, key=_group_key)

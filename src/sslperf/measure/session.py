@@ -1,0 +1,116 @@
+"""A measuring session as the verbs start it: the run recorded in the store
+as it goes (begun before the first case, each result added as it ends,
+finished even when interrupted), the private certificate directory the TLS
+and API cases read, and the loopback / thread-scaling runs."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sslperf.errors import SslperfError
+from sslperf.libs.model import Lib
+from sslperf.measure import environment, loopback
+from sslperf.measure.harness_client import Worker, call
+from sslperf.measure.runner import Progress, Runner, Settings, lib_info
+from sslperf.measure.suites import Case
+from sslperf.results import Measurement, Run
+
+CA_CERTIFICATES = 150
+# The curl regression's two connection shapes, measured when no case is chosen.
+CURL_SHAPES = [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048")]
+
+
+@contextmanager
+def recorded(run: Run, store, source: str) -> Iterator[Callable[[Measurement], None]]:
+    """Keep `run` in `store` (None: nowhere) while it is measured; yields the
+    function that adds one finished measurement. An interrupted run keeps
+    what it measured and stays marked incomplete."""
+    def keep(measurement: Measurement) -> None:
+        run.measurements.append(measurement)
+        if store:
+            store.add(run.id, measurement)
+
+    if store:
+        store.begin(run, source=source)
+    try:
+        yield keep
+    finally:
+        if store:
+            store.finish(run)
+
+
+def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
+              extra_settings: dict | None = None, extra_env: dict | None = None,
+              progress: Progress | None = None) -> Run:
+    """`cases` on `libs`, interleaved, each finished case kept as it ends."""
+    runner = Runner(libs, settings, extra_settings, extra_env)
+    try:
+        with recorded(runner.run, store, source) as keep:
+            runner.measure(cases, progress, on_measurement=keep)
+    finally:
+        runner.close()
+    return runner.run
+
+
+@contextmanager
+def certificates(lib: Lib) -> Iterator[Path]:
+    """A private directory (0700) with the ~150-certificate CA bundle, a key
+    and a certificate, made by `lib`'s own harness; removed afterwards."""
+    workdir = Path(tempfile.mkdtemp(prefix="sslperf-certs-"))
+    try:
+        made = call(lib, "mkcerts", str(workdir), str(CA_CERTIFICATES), timeout=300, ok_codes=None)
+        if made.returncode != 0 or made.last.get("type") != "certs":
+            raise SslperfError(f"Making the test certificates with {lib.name} failed: {made.stderr.strip()[-300:]}")
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _new_run(libs: list[Lib], settings: dict) -> Run:
+    run = Run.new(settings, environment.capture())
+    for lib in libs:
+        with Worker(lib) as worker:
+            run.libs.append(lib_info(lib, worker.request("info", timeout=60).data))
+    return run
+
+
+def run_loopback(libs: list[Lib], cases: list[Case], cert_dir: Path, requests: int, server: Lib | None,
+                 store, chosen: bool) -> Run:
+    """Real HTTPS GETs over 127.0.0.1 with a new and a shared client SSL_CTX:
+    the protocol/group/certificate of the chosen cases (at most four), else
+    the curl regression's two shapes."""
+    run = _new_run(libs, {"suite": "tls-loopback", "requests": requests, "server_lib": server and server.name})
+    shapes = list(dict.fromkeys(tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")))
+    shapes = shapes[:4] if chosen else CURL_SHAPES
+    with recorded(run, store, "sslperf tls") as keep:
+        for proto, group, cert in shapes:
+            for mode in ("new", "shared"):
+                for lib in libs:
+                    keep(loopback.loopback(lib, server or lib, cert_dir, proto, group, cert, mode, requests))
+        run.complete = True
+        run.finished = environment.capture()["time"]
+    return run
+
+
+def run_threads(libs: list[Lib], cases: list[Case], cert_dir: Path, counts: list[int], seconds: float, rounds: int,
+                store) -> Run:
+    """Handshakes per second on a shared SSL_CTX with each thread count."""
+    run = _new_run(libs, {"suite": "tls-threads", "threads": ",".join(map(str, counts))})
+    case_id = next((c.id for c in cases if c.id.startswith("tls/handshake/")),
+                   "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
+    with recorded(run, store, "sslperf tls") as keep:
+        for lib in libs:
+            for m in loopback.threads(lib, cert_dir, case_id, counts, int(seconds * 1000), rounds):
+                keep(m)
+        cpus = run.environment.get("cpus") or 1
+        if max(counts) > cpus:
+            run.warnings.append(f"this machine has {cpus} CPUs: beyond {cpus} threads the figures show only "
+                                "threads sharing cores, not lock contention; on larger machines more threads "
+                                "would show where OpenSSL 3.0's locking stops scaling.")
+        run.complete = True
+        run.finished = environment.capture()["time"]
+    return run

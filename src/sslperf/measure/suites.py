@@ -1,0 +1,245 @@
+"""Cases and named suites.
+
+A case id is family/algorithm/operation[/size][/workload], named the way
+`openssl speed` names algorithms so users recognise them. The harness
+checks the details; this module knows which cases exist and groups them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from sslperf.errors import SslperfError
+from sslperf.measure import catalog
+
+SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
+TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (the AES-GCM vs ChaCha20 comparison)
+
+# Which algorithms exist, with which operations, is the harness's catalog
+# (catalog.py); the suites below only choose among them.
+QUICK_AEADS = ("aes-128-gcm", "aes-256-gcm", "aes-128-ccm", "aes-128-ocb", "chacha20-poly1305")
+QUICK_SIGNATURES = ("rsa-2048", "ecdsa-p256", "ed25519", "ml-dsa-65")
+DEFAULT_KEYGENS = ("rsa-2048", "ecdsa-p256", "ed25519", "x25519", "ml-dsa-65")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    family: str
+    algorithm: str
+    operation: str
+    size: int | None = None
+    workload: str = "record"
+
+    @property
+    def group(self) -> str:
+        """The table a result belongs to."""
+        from sslperf import families
+
+        return families.group_of(self)
+
+
+def _suffix(workload: str) -> str:
+    return "" if workload == "record" else f"/{workload}"
+
+
+def cipher(alg: str, op: str, size: int, workload: str = "record") -> Case:
+    return Case(f"cipher/{alg}/{op}/{size}{_suffix(workload)}", "cipher", alg, op, size, workload)
+
+
+def digest(alg: str, size: int, workload: str = "record") -> Case:
+    return Case(f"digest/{alg}/{size}{_suffix(workload)}", "digest", alg, "hash", size, workload)
+
+
+def mac(alg: str, size: int) -> Case:
+    return Case(f"mac/{alg}/{size}", "mac", alg, "mac", size)
+
+
+def api_case(case_id: str) -> Case:
+    parts = case_id.split("/")
+    size = int(parts[-1]) if parts[-1].isdigit() else None
+    pattern = parts[3] if len(parts) == 5 else parts[2]
+    algorithm = parts[2] if len(parts) == 5 else parts[1]
+    return Case(case_id, "api", algorithm, pattern, size, "record")
+
+
+def api_cases() -> list[Case]:
+    return [api_case(entry["id"]) for entry in catalog.api_cases()]
+
+
+def tls_handshake(proto: str, group: str, cert: str, ctx: str) -> Case:
+    return Case(f"tls/handshake/{proto}/{group}/{cert}/{ctx}", "tls", f"{group} {cert}", f"handshake-{ctx}")
+
+
+def tls_resume(proto: str, how: str, group: str, cert: str) -> Case:
+    return Case(f"tls/resume/{proto}/{how}/{group}/{cert}", "tls", f"{group} {cert}", f"resume-{how}")
+
+
+def _tls13_only(group: str) -> bool:
+    return any(g["name"] == group and g.get("tls13_only") for g in catalog.tls()["groups"])
+
+
+def tls_suite(depth: str) -> list[Case]:
+    """In-memory handshakes. The default answers the curl regression (a new
+    SSL_CTX with a CA load per connection, as curl did, against a shared
+    one) and the tuning talk's questions (groups, certificates,
+    resumption); --full crosses everything the catalog has."""
+    if depth == "full":
+        tls = catalog.tls()
+        groups, certs = [g["name"] for g in tls["groups"]], [c["name"] for c in tls["certs"]]
+        cases = [tls_handshake(p, g, c, x) for p in tls["protocols"] for g in groups for c in certs
+                 for x in tls["contexts"] if not (p != "tls1.3" and _tls13_only(g))]
+        cases += [tls_resume(p, h, "x25519", c) for p in tls["protocols"] for h in tls["resumption"]
+                  for c in ("ecdsa-p256", "rsa-2048") if not (p == "tls1.3" and h == "session-id")]
+        return cases
+    cases = [tls_handshake("tls1.3", g, c, "shared") for g in ("x25519", "p-256", "x25519mlkem768")
+             for c in ("ecdsa-p256", "rsa-2048")]
+    cases += [tls_handshake("tls1.3", "x25519", c, "shared") for c in ("rsa-3072", "ecdsa-p384", "ed25519")]
+    cases += [tls_handshake("tls1.3", "p-384", "ecdsa-p384", "shared")]
+    cases += [tls_handshake(p, "x25519", c, x) for p in ("tls1.3", "tls1.2") for c in ("ecdsa-p256", "rsa-2048")
+              for x in ("shared", "new")]
+    cases += [tls_resume("tls1.3", "ticket", "x25519", "ecdsa-p256"), tls_resume("tls1.2", "ticket", "x25519",
+              "ecdsa-p256"), tls_resume("tls1.2", "session-id", "x25519", "ecdsa-p256")]
+    if depth == "quick":
+        cases = [tls_handshake("tls1.3", "x25519", "ecdsa-p256", x) for x in ("shared", "new")]
+        cases += [tls_handshake("tls1.2", "x25519", "rsa-2048", x) for x in ("shared", "new")]
+        cases += [tls_handshake("tls1.3", "p-256", "ecdsa-p256", "shared"),
+                  tls_handshake("tls1.3", "x25519", "rsa-2048", "shared"),
+                  tls_handshake("tls1.3", "x25519mlkem768", "ecdsa-p256", "shared"),
+                  tls_resume("tls1.3", "ticket", "x25519", "ecdsa-p256")]
+    return _unique(cases)
+
+
+def pkey(family: str, alg: str, op: str | None = None) -> Case:
+    if family == "keygen":
+        return Case(f"keygen/{alg}", "keygen", alg, "keygen")
+    return Case(f"{family}/{alg}/{op}", family, alg, op or "")
+
+
+_SIZE = r"[1-9][0-9]*"
+
+
+def _parse(parts: list[str]) -> Case | None:
+    family, n = parts[0], len(parts)
+    if family == "cipher" and n in (4, 5) and parts[1] in catalog.names("cipher") \
+            and parts[2] in catalog.operations("cipher") and re.fullmatch(_SIZE, parts[3]):
+        workload = parts[4] if n == 5 else "record"
+        if workload in catalog.workloads("cipher"):
+            return cipher(parts[1], parts[2], int(parts[3]), workload)
+    if family == "digest" and n in (3, 4) and parts[1] in catalog.names("digest") and re.fullmatch(_SIZE, parts[2]):
+        workload = parts[3] if n == 4 else "record"
+        if workload in catalog.workloads("digest"):
+            return digest(parts[1], int(parts[2]), workload)
+    if family == "mac" and n == 3 and parts[1] in catalog.names("mac") and re.fullmatch(_SIZE, parts[2]):
+        return mac(parts[1], int(parts[2]))
+    if family in ("sig", "kex", "kem") and n == 3 and parts[1] in catalog.names(family) \
+            and parts[2] in catalog.operations(family):
+        return pkey(family, parts[1], parts[2])
+    if family == "keygen" and n == 2 and parts[1] in catalog.names("keygen"):
+        return pkey("keygen", parts[1])
+    if family == "api" and "/".join(parts) in {entry["id"] for entry in catalog.api_cases()}:
+        return api_case("/".join(parts))
+    if family == "tls" and n == 6:
+        tls = catalog.tls()
+        groups, certs = {g["name"] for g in tls["groups"]}, {c["name"] for c in tls["certs"]}
+        if parts[2] in tls["protocols"]:
+            if parts[1] == "handshake" and parts[3] in groups and parts[4] in certs and parts[5] in tls["contexts"]:
+                return tls_handshake(*parts[2:])
+            if parts[1] == "resume" and parts[3] in tls["resumption"] and parts[4] in groups and parts[5] in certs:
+                return tls_resume(*parts[2:])
+    return None
+
+
+def parse_case(text: str) -> Case:
+    """A Case from its id; names outside the catalog get a clear error."""
+    case = _parse(text.strip().split("/"))
+    if case is not None:
+        return case
+    raise SslperfError(
+        f"`{text}` is not a case sslperf knows.",
+        hint="Cases look like cipher/aes-128-gcm/encrypt/16384, digest/sha256/1024, mac/hmac-sha256/200, "
+        "sig/ecdsa-p256/sign, kex/x25519/derive, kem/ml-kem-768/encaps or keygen/rsa-2048; "
+        "`sslperf speed --list` shows a suite's cases.",
+    )
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """`16,1350,16384` → sizes; anything else is an error naming the bad part."""
+    sizes = []
+    for part in (p.strip() for p in text.split(",")):
+        if not re.fullmatch(_SIZE, part) or int(part) > 64 * 1024 * 1024:
+            raise SslperfError(f"`{part}` in --sizes is not a size in bytes between 1 and 67108864.",
+                               hint="Give a comma-separated list, e.g. --sizes 16,1350,16384.")
+        sizes.append(int(part))
+    return tuple(sizes)
+
+
+@dataclass(frozen=True)
+class Depth:
+    name: str
+    target_ms: float      # wall time of one sample
+    samples: int
+
+
+DEPTHS = {
+    "quick": Depth("quick", 20, 20),
+    "default": Depth("default", 30, 10),
+    "full": Depth("full", 100, 15),
+}
+
+
+def suite(depth: str, extra_sizes: tuple[int, ...] = (), workloads: tuple[str, ...] = ("record",)) -> list[Case]:
+    """The cases of a depth. Sizes add to the depth's own; the speed-compat
+    workload applies to encryption and digests (what `openssl speed` times)."""
+    cases: list[Case] = []
+    if depth == "quick":
+        sizes = tuple(sorted({16, TLS_RECORD, 16384, *extra_sizes}))
+        for alg in QUICK_AEADS:
+            cases += [cipher(alg, "encrypt", s, w) for w in workloads for s in sizes]
+        cases += [cipher(alg, "decrypt", TLS_RECORD) for alg in ("aes-128-gcm", "chacha20-poly1305")]
+        cases += [digest(alg, s, w) for alg in ("sha256", "sha512") for w in workloads for s in (64, 16384)]
+        cases.append(mac("hmac-sha256", 1024))
+        cases += [pkey("sig", alg, op) for alg in QUICK_SIGNATURES for op in ("sign", "verify")]
+        cases += [pkey("kex", alg, "derive") for alg in ("x25519", "ecdh-p256")]
+        cases += [pkey("kem", "ml-kem-768", op) for op in ("encaps", "decaps")]
+        return _unique(cases)
+    sizes = tuple(sorted({*SPEED_SIZES, TLS_RECORD, *extra_sizes}))
+    for alg in catalog.names("cipher"):
+        cases += [cipher(alg, "encrypt", s, w) for w in workloads for s in sizes]
+        cases += [cipher(alg, "decrypt", s) for s in sizes]
+    cases += [digest(alg, s, w) for alg in catalog.names("digest") for w in workloads for s in sizes]
+    cases += [mac(alg, s) for alg in catalog.names("mac") for s in sizes]
+    for family in ("sig", "kex", "kem"):
+        cases += [pkey(family, alg, op) for alg in catalog.names(family) for op in catalog.operations(family)]
+    # RSA-3072/4096 key generation is slow (the runner bounds it): only --full has every key.
+    # (ML-KEM key generation is the kem family's keygen operation.)
+    every_keygen = tuple(n for n in catalog.names("keygen") if n not in catalog.names("kem"))
+    keygens = every_keygen if depth == "full" else DEFAULT_KEYGENS
+    cases += [pkey("keygen", alg) for alg in keygens]
+    return _unique(cases)
+
+
+def select(cases: list[Case], patterns: tuple[str, ...]) -> list[Case]:
+    """Cases whose id matches any of the glob `patterns` (all when none)."""
+    ids = set(select_ids([c.id for c in cases], patterns))
+    return [c for c in cases if c.id in ids]
+
+
+def select_ids(ids: list[str], patterns: tuple[str, ...]) -> list[str]:
+    """Ids that match any of the glob or substring `patterns` (all when none)."""
+    if not patterns:
+        return ids
+    chosen = [i for i in ids if any(fnmatch.fnmatchcase(i, p) or p in i for p in patterns)]
+    if not chosen:
+        raise SslperfError(f"No case matches {' or '.join(patterns)}.",
+                           hint="Patterns are globs or substrings of case ids, e.g. 'cipher/aes-*-gcm/*' or 'x25519'.")
+    return chosen
+
+
+def _unique(cases: list[Case]) -> list[Case]:
+    seen: dict[str, Case] = {}
+    for case in cases:
+        seen.setdefault(case.id, case)
+    return list(seen.values())

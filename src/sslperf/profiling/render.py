@@ -1,0 +1,116 @@
+"""What `sslperf profile` prints: the tool and what it profiled, the cost
+per operation, and tables of the top functions (one library) or of two side
+by side and the functions whose share changed most; `as_dict` is the same
+as data (profile.json, --json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from sslperf.profiling.compare import changed_most, comparison
+from sslperf.profiling.model import Profile
+from sslperf.profiling.record import PERF_FREQUENCY
+
+
+def as_dict(case_id: str, tool: str, why: str, out: Path, profiles: list[Profile], top: int) -> dict:
+    """profile.json: the profiles, and with two the comparison of their `top` functions."""
+    return {"case": case_id, "tool": tool, "why": why, "out": str(out),
+            "profiles": [p.to_dict() for p in profiles],
+            "comparison": comparison(profiles[0], profiles[1], top) if len(profiles) == 2 else None}
+
+
+def print_profiles(profiles: list[Profile], tool: str, why: str, top: int, out: Path, console: Console) -> None:
+    """One profile's top functions by self and by inclusive cost, or two
+    side by side with the functions whose share changed most."""
+    first = profiles[0]
+    how = (f"perf, cpu-clock sampling at {PERF_FREQUENCY} Hz with DWARF call graphs" if tool == "perf"
+           else "callgrind, instructions counted")
+    console.print(f"[bold]Profile of {escape(first.case)}[/]")
+    console.print(f"tool: {how} — {escape(why)}")
+    console.print(f"profiled: {escape(first.scope)}")
+    for p in profiles:
+        console.print(f"[bold]{escape(p.lib)}[/] ({escape(p.version_string)}): {_cost_line(p)}")
+        console.print(f"  names: {escape(p.symbols)}", style="dim")
+    if len(profiles) == 2:
+        a, b = profiles
+        if a.cost_per_op:
+            console.print(f"cost per operation ({escape(a.unit)}): {escape(b.lib)} / {escape(a.lib)} = "
+                          f"[bold]×{b.cost_per_op / a.cost_per_op:.2f}[/]")
+        console.print(_side_by_side(a, b, top))
+        console.print(_changes_table(a, b, top, "self"))
+        console.print(_changes_table(a, b, top, "inclusive"))
+    else:
+        console.print(_single_table(first, top, "self"))
+        console.print(_single_table(first, top, "inclusive"))
+    console.print(f"Raw profiles, the tool's reports and profile.json: {escape(str(out))}", style="dim")
+
+
+def _cost_line(p) -> str:
+    seconds = p.wall_ns / 1e9
+    if p.tool == "callgrind":
+        return (f"{p.ops:,} operations, {p.total:,} instructions in the loop: "
+                f"[bold]{p.cost_per_op / 1e6:,.2f} M instructions per operation[/]")
+    samples = f", {p.samples:,} samples" if p.samples else ""
+    return (f"{p.ops:,} operations in {seconds:.1f} s{samples}: "
+            f"[bold]{p.cpu_ns / max(p.ops, 1) / 1e3:,.1f} µs CPU per operation[/] (under perf)")
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}%"
+
+
+def _single_table(p, top: int, by: str) -> Table:
+    rows = p.top_self(top) if by == "self" else p.top_inclusive(top)
+    title = (f"Top {top} functions by self cost (own code)" if by == "self" else
+             f"Top {top} functions by inclusive cost (with what they call; frames around the whole loop left out)")
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("function", overflow="fold")
+    table.add_column("self", justify="right")
+    table.add_column("inclusive", justify="right")
+    for rank, f in enumerate(rows, 1):
+        table.add_row(str(rank), escape(f.name), _pct(f.self_share), _pct(f.inclusive_share))
+    return table
+
+
+def _side_by_side(a, b, top: int) -> Table:
+    table = Table(title=f"Top {top} functions by self cost, side by side (A = {escape(a.lib)}, B = {escape(b.lib)})",
+                  title_justify="left")
+    table.add_column("#", justify="right")
+    for mine, other in (("A", "B"), ("B", "A")):
+        table.add_column(mine, overflow="fold")
+        table.add_column("self", justify="right")
+        table.add_column(f"in {other}", justify="right", style="dim")
+    left, right = a.top_self(top), b.top_self(top)
+    for rank in range(max(len(left), len(right))):
+        cells = [str(rank + 1)]
+        for rows, other in ((left, b), (right, a)):
+            if rank < len(rows):
+                f = rows[rank]
+                there = other.function(f.name)
+                cells += [escape(f.name), _pct(f.self_share), _pct(there.self_share if there else 0.0)]
+            else:
+                cells += ["", "", ""]
+        table.add_row(*cells)
+    return table
+
+
+def _changes_table(a, b, top: int, by: str) -> Table:
+    note = "" if by == "self" else "; a call chain with equal shares is one row"
+    table = Table(title=f"Changed most by {by} share, A → B in percentage points{note}", title_justify="left")
+    table.add_column("function", overflow="fold")
+    for label in ("A self", "B self", "Δ self", "A incl.", "B incl.", "Δ incl."):
+        table.add_column(label, justify="right")
+    for c in changed_most(a, b, top, by):
+        name = escape(c.name) + (f" [dim](= {escape(', '.join(c.same_shares))})[/]" if c.same_shares else "")
+        table.add_row(name, _pct(c.a_self), _pct(c.b_self), _delta(c.self_change),
+                      _pct(c.a_inclusive), _pct(c.b_inclusive), _delta(c.inclusive_change))
+    return table
+
+
+def _delta(pp: float) -> str:
+    return f"{pp:+.2f}"

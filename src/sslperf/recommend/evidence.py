@@ -1,0 +1,80 @@
+"""The evidence `recommend` decides from: one library's figures taken from
+stored runs, and whatever they lack measured now (the quick depth, as the
+CPU is and with AES-NI hidden by the no-aesni CPU mask)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sslperf.errors import SslperfError
+from sslperf.measure import suites
+from sslperf.recommend.decide import Evidence, needed_cases
+
+if TYPE_CHECKING:
+    from sslperf.measure.runner import Settings
+    from sslperf.results import Run
+
+MASK = "no-aesni"
+SAMPLES = 10
+
+# (cases, settings, with_certificates) → the Run that measured `cases` on the
+# library now; with_certificates: the cases need the harness's certificate
+# directory (SSLPERF_CERT_DIR), as the TLS cases do.
+Measure = Callable[[list, "Settings", bool], "Run"]
+
+
+def gather(lib, floor: int, runs: list, measure: Measure, no_store: bool = False) -> Evidence:
+    """Measurements of `lib` from `runs` (stored runs, in any order; the
+    newest figure of a case wins), plus whatever is missing measured now
+    through `measure`. With `no_store` nothing measured is kept, so the
+    evidence names no run."""
+    from sslperf.measure.runner import Settings
+
+    plain_ids, masked_ids = needed_cases(floor)
+    plain, masked, sources = from_runs(lib, runs)
+    plain_todo = [c for c in plain_ids if c not in {m.case for m in plain}]
+    masked_todo = [c for c in masked_ids if c not in {m.case for m in masked}]
+    depth = suites.DEPTHS["quick"]
+    if plain_todo:
+        run = measure([suites.parse_case(c) for c in plain_todo], Settings(depth.target_ms, SAMPLES), True)
+        plain += run.measurements
+        sources.append(run.id)
+    if masked_todo and can_mask():
+        run = measure([suites.parse_case(c) for c in masked_todo], Settings(depth.target_ms, SAMPLES, MASK), False)
+        masked += run.measurements
+        sources.append(run.id)
+    return Evidence(plain, masked, [] if no_store else sources)
+
+
+def from_runs(lib, runs: list) -> tuple[list, list, list[str]]:
+    """(plain measurements, no-aesni measurements, run ids) of `lib` in
+    `runs`, one measurement per case; a run without `lib` is an error."""
+    plain, masked, sources = [], [], []
+    for run in sorted(runs, key=lambda r: r.started):
+        mine = [m for m in run.measurements if m.lib == lib.name]
+        if not mine:
+            raise SslperfError(f"Run {run.id} has no measurements of {lib.name}.",
+                               hint=f"Its libraries: {', '.join(l.name for l in run.libs)}.")
+        sources.append(run.id)
+        mask = run.environment.get("mask")
+        if mask is None:
+            plain = _newest(plain + mine)
+        elif mask == MASK:
+            masked = _newest(masked + mine)
+    return plain, masked, sources
+
+
+def _newest(measurements):
+    """One measurement per case: the last one given (runs are read oldest first)."""
+    return list({m.case: m for m in measurements}.values())
+
+
+def can_mask() -> bool:
+    """Whether this CPU takes OPENSSL_ia32cap masks (environment decides, as for `speed --cpu-mask`)."""
+    from sslperf.measure.environment import mask_env
+    try:
+        mask_env(MASK)
+    except SslperfError:
+        return False
+    return True

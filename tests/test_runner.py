@@ -1,0 +1,116 @@
+"""The runner's scheduling, against fake workers that log every request:
+libraries interleaved A B / B A, the warm-up round thrown away, the samples
+of a slow case bounded, and the calibrated batch size used for sampling.
+(The real harness under the runner is tested in test_harness.py.)"""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from sslperf.measure import runner as runner_module
+from sslperf.measure.harness_client import Reply
+from sslperf.measure.runner import Runner, Settings
+from sslperf.measure.suites import Case
+
+CASE = Case("kex/x25519/derive", "kex", "x25519", "derive")
+WARMUP_CPU_NS = 999_999_999           # a CPU time only the warm-up sample reports
+
+
+@dataclass
+class FakeLib:
+    name: str
+    flavor: str = "openssl"
+    version: str = "3.0"
+    variant_label: str = "default"
+    kind: str = "built"
+
+
+@dataclass
+class Log:
+    requests: list = field(default_factory=list)      # (lib, line) in the order the runner sent them
+    sample_ns: int = 10_000_000                       # wall time each sample reports
+    iters: int = 4321                                 # what calibration answers
+
+
+def fake_worker_class(log: Log):
+    class FakeWorker:
+        def __init__(self, lib, env=None):
+            self.lib, self.samples = lib, 0
+
+        def request(self, line: str, timeout: float) -> Reply:
+            log.requests.append((self.lib.name, line))
+            cmd, *args = line.split()
+            if cmd == "info":
+                return Reply("info", {"type": "info", "flavor": "openssl", "version_string": f"fake {self.lib.name}"})
+            if cmd == "prepare":
+                return Reply("prepared", {"type": "prepared", "unit": "ops", "bytes_per_op": 0})
+            if cmd == "calibrate":
+                return Reply("calibrated", {"type": "calibrated", "iters": log.iters})
+            if cmd == "sample":
+                self.samples += 1
+                cpu = WARMUP_CPU_NS if self.samples == 1 else log.sample_ns
+                return Reply("samples", {"type": "samples", "ops": [int(args[1])], "wall_ns": [log.sample_ns],
+                                         "cpu_ns": [cpu]})
+            return Reply("released", {"type": "released"})
+
+        def restart(self):
+            pass
+
+        def close(self):
+            pass
+
+    return FakeWorker
+
+
+@pytest.fixture
+def log(monkeypatch):
+    log = Log()
+    monkeypatch.setattr(runner_module, "Worker", fake_worker_class(log))
+    monkeypatch.setattr(runner_module.environment, "capture", lambda mask=None: {"cpus": 2, "loadavg": [0, 0, 0]})
+    return log
+
+
+def run(settings: Settings, libs=("a", "b")):
+    runner = Runner([FakeLib(name) for name in libs], settings)
+    try:
+        return runner.measure([CASE])
+    finally:
+        runner.close()
+
+
+def sample_order(log: Log) -> list[str]:
+    return [lib for lib, line in log.requests if line.startswith("sample")]
+
+
+def test_libraries_alternate_in_rounds(log):
+    run(Settings(target_ms=10, samples=4, warmup_samples=1))
+    # warm-up round a b, then rounds a b | b a | a b | b a
+    assert sample_order(log) == ["a", "b", "a", "b", "b", "a", "a", "b", "b", "a"]
+
+
+def test_the_warmup_sample_is_not_kept(log):
+    result = run(Settings(target_ms=10, samples=4, warmup_samples=1))
+    for m in result.measurements:
+        assert len(m.cpu_ns) == 4
+        assert WARMUP_CPU_NS not in m.cpu_ns
+
+
+def test_calibration_asks_for_the_target_and_samples_use_its_answer(log):
+    log.iters = 777
+    result = run(Settings(target_ms=25, samples=3))
+    calibrations = [line for _, line in log.requests if line.startswith("calibrate")]
+    assert calibrations == [f"calibrate {CASE.id} 25000000"] * 2
+    samples = [line for _, line in log.requests if line.startswith("sample")]
+    assert all(line == f"sample {CASE.id} 777 1" for line in samples)
+    assert all(m.ops == [777] * 3 for m in result.measurements)
+
+
+def test_a_slow_case_gets_fewer_samples(log):
+    # 10 s per sample: 15 s per library allows one round at most, but never fewer than MIN_SAMPLES.
+    log.sample_ns = 10_000_000_000
+    result = run(Settings(target_ms=10, samples=20))
+    assert all(len(m.wall_ns) == runner_module.MIN_SAMPLES for m in result.measurements)
+    log.requests.clear()
+    log.sample_ns = 1_000_000_000          # 1 s per sample: 15 samples fit in the bound
+    result = run(Settings(target_ms=10, samples=20))
+    assert all(len(m.wall_ns) == 15 for m in result.measurements)
