@@ -78,3 +78,61 @@ def test_runs_list_show_export_rm(sslperf_dirs):
     assert run_cli("runs", "rm", made["id"]).returncode == 0
     missing = run_cli("runs", "show", made["id"])
     assert missing.returncode == 2 and "No run" in missing.stderr
+
+
+def run_with_processes(libs: dict[str, list[list[float]]]) -> Run:
+    """One run whose libraries' samples come in rounds from several worker
+    processes: libs[name][process] = that process's rates, round by round."""
+    run = Run.new({}, {})
+    run.libs = [LibInfo(name, "openssl", "1", name, "default", "built") for name in libs]
+    for index, (name, processes) in enumerate(libs.items()):
+        rates = [r for process in processes for r in process]
+        pids = [1000 * (index + 1) + p for p, process in enumerate(processes) for _ in process]
+        run.measurements.append(Measurement("kex/x25519/derive", "kex", "key exchange", "x25519", "derive", None,
+                                            "record", name, "ok", None, "ops", 0, [int(r) for r in rates],
+                                            [1_000_000_000] * len(rates), [1_000_000_000] * len(rates),
+                                            extra={"process": pids}))
+    return run
+
+
+# Five processes of four rounds. Within a process the samples agree to 0.1%; between processes
+# the level moves by a few percent (memory layout, the moment): what two processes of one library do.
+LEVELS = [1000, 1030, 985, 1040, 1010]
+JITTER = [0, 1, -1, 0]
+
+
+def test_an_aa_run_is_not_called_a_change_though_its_samples_differ():
+    # The same library as two columns; each column's processes sit at different levels.
+    a = [[level + j for j in JITTER] for level in LEVELS]
+    b = [[level + j for j in JITTER] for level in reversed(LEVELS)]
+    run = run_with_processes({"a": a, "b": b})
+    result = compare([Column("a", run.id, "a"), Column("b", run.id, "b")], {run.id: run}, threshold=0.0)
+    change = result.rows[0].changes[1]
+    assert change.method == "paired" and change.verdict == "~"
+    assert change.low < 1 < change.high
+
+
+def test_a_real_difference_is_called_with_its_interval():
+    a = [[level + j for j in JITTER] for level in LEVELS]
+    b = [[0.9 * (level + j) for j in JITTER] for level in LEVELS]          # 10% slower in every round
+    run = run_with_processes({"a": a, "b": b})
+    change = compare([Column("a", run.id, "a"), Column("b", run.id, "b")], {run.id: run}).rows[0].changes[1]
+    assert change.method == "paired" and change.verdict == "slower"
+    assert change.low < 0.9 < change.high and change.high < 0.98
+
+
+def test_across_runs_the_test_rests_on_process_medians():
+    a = [[level + j for j in JITTER] for level in LEVELS]
+    run_a, run_b = run_with_processes({"x": a}), run_with_processes({"x": [[v + 5 for v in p] for p in a]})
+    columns = [Column("x@1", run_a.id, "x"), Column("x@2", run_b.id, "x")]
+    change = compare(columns, {run_a.id: run_a, run_b.id: run_b}, threshold=0.0).rows[0].changes[1]
+    assert change.method == "processes" and change.verdict == "~" and change.low < 1.005 < change.high
+    # Runs without process records fall back to Mann-Whitney on the samples.
+    flat = compare(columns, {run_a.id: strip(run_a), run_b.id: strip(run_b)}, threshold=0.0).rows[0].changes[1]
+    assert flat.method == "samples" and flat.low is None
+
+
+def strip(run: Run) -> Run:
+    for m in run.measurements:
+        m.extra = None
+    return run

@@ -117,3 +117,21 @@ def test_api_patterns_on_the_system_library(sslperf_dirs):
     file_us = by_case["api/ca-load/file"]["summary"]["wall"]["median"]
     dir_us = by_case["api/ca-load/dir"]["summary"]["wall"]["median"]
     assert dir_us > 5 * file_us          # op/s: the directory is many times faster
+
+
+def test_workers_are_pinned_and_samples_come_from_several_processes(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(tmp_path))
+    cpu = max(os.sched_getaffinity(0))
+    with Worker(find_system(), cpu=cpu) as worker:
+        assert worker.request("info", timeout=60).type == "info"
+        assert os.sched_getaffinity(worker.pid) == {cpu}          # the live process, not the request
+    runner = Runner([find_system()], Settings(2, 6, processes=3, cpu=cpu))
+    try:
+        run = runner.measure([parse_case("kex/x25519/derive")])
+    finally:
+        runner.close()
+    assert run.environment["pinned_cpu"] == cpu and run.settings["processes"] == 3
+    pids = run.measurements[0].extra["process"]
+    assert len(pids) == 6 and len(set(pids)) == 3

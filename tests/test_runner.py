@@ -1,6 +1,7 @@
 """The runner's scheduling, against fake workers that log every request:
-libraries interleaved A B / B A, the warm-up round thrown away, the samples
-of a slow case bounded, and the calibrated batch size used for sampling.
+libraries interleaved A B / B A, samples from several worker processes,
+each process's warm-up round thrown away, the samples of a slow case
+bounded, and the calibrated batch size used for sampling.
 (The real harness under the runner is tested in test_harness.py.)"""
 
 from dataclasses import dataclass, field
@@ -28,14 +29,17 @@ class FakeLib:
 @dataclass
 class Log:
     requests: list = field(default_factory=list)      # (lib, line) in the order the runner sent them
+    started: int = 0                                  # worker processes started
     sample_ns: int = 10_000_000                       # wall time each sample reports
     iters: int = 4321                                 # what calibration answers
 
 
 def fake_worker_class(log: Log):
     class FakeWorker:
-        def __init__(self, lib, env=None):
+        def __init__(self, lib, env=None, cpu=None, binary=None):
             self.lib, self.samples = lib, 0
+            log.started += 1
+            self.pid = log.started
 
         def request(self, line: str, timeout: float) -> Reply:
             log.requests.append((self.lib.name, line))
@@ -66,6 +70,7 @@ def fake_worker_class(log: Log):
 def log(monkeypatch):
     log = Log()
     monkeypatch.setattr(runner_module, "Worker", fake_worker_class(log))
+    monkeypatch.setattr(runner_module, "harness_binary", lambda lib: None)
     monkeypatch.setattr(runner_module.environment, "capture", lambda mask=None: {"cpus": 2, "loadavg": [0, 0, 0]})
     return log
 
@@ -82,14 +87,22 @@ def sample_order(log: Log) -> list[str]:
     return [lib for lib, line in log.requests if line.startswith("sample")]
 
 
-def test_libraries_alternate_in_rounds(log):
-    run(Settings(target_ms=10, samples=4, warmup_samples=1))
-    # warm-up round a b, then rounds a b | b a | a b | b a
-    assert sample_order(log) == ["a", "b", "a", "b", "b", "a", "a", "b", "b", "a"]
+def test_libraries_alternate_in_rounds_across_processes(log):
+    run(Settings(target_ms=10, samples=4, warmup_samples=1, processes=2))
+    # per process: a warm-up round a b, then rounds that alternate: a b | b a, then a b | b a again
+    assert sample_order(log) == ["a", "b", "a", "b", "b", "a"] * 2
 
 
-def test_the_warmup_sample_is_not_kept(log):
-    result = run(Settings(target_ms=10, samples=4, warmup_samples=1))
+def test_samples_come_from_several_worker_processes(log):
+    result = run(Settings(target_ms=10, samples=6, processes=3))
+    for m in result.measurements:
+        pids = m.extra["process"]
+        assert len(pids) == 6 and len(set(pids)) == 3 and all(pids.count(p) == 2 for p in set(pids))
+    assert len({p for m in result.measurements for p in m.extra["process"]}) == 6     # none shared by a and b
+
+
+def test_each_process_warmup_sample_is_not_kept(log):
+    result = run(Settings(target_ms=10, samples=4, warmup_samples=1, processes=2))
     for m in result.measurements:
         assert len(m.cpu_ns) == 4
         assert WARMUP_CPU_NS not in m.cpu_ns
@@ -99,7 +112,7 @@ def test_calibration_asks_for_the_target_and_samples_use_its_answer(log):
     log.iters = 777
     result = run(Settings(target_ms=25, samples=3))
     calibrations = [line for _, line in log.requests if line.startswith("calibrate")]
-    assert calibrations == [f"calibrate {CASE.id} 25000000"] * 2
+    assert calibrations == [f"calibrate {CASE.id} 25000000"] * 2       # once per library, not per process
     samples = [line for _, line in log.requests if line.startswith("sample")]
     assert all(line == f"sample {CASE.id} 777 1" for line in samples)
     assert all(m.ops == [777] * 3 for m in result.measurements)

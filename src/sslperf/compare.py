@@ -2,10 +2,21 @@
 
 Each column is one library in one run. Rows are the cases the baseline
 (first column) has; every other column shows its median, CI and the change
-against the baseline, with a verdict only when the change is significant
-(Mann-Whitney U, p < alpha) and larger than the noise threshold; otherwise
-`~`. With fewer than 3 samples on a side no test is possible and the
-verdict is `?`. A geometric-mean row per group sums a column up.
+against the baseline with its 95% CI, and a verdict only when the change is
+significant (p < alpha) and larger than the noise threshold; otherwise `~`.
+
+The test rests on worker processes, not on single samples, because samples
+from one process share its memory layout and moment and are not
+independent: two processes of the very same library differ by more than
+their samples' spread says.
+- Both columns from one interleaved run: per round the ratio B/A (the two
+  samples were taken back to back), the median ratio per worker process, and
+  a t test on the log ratios across processes ("paired").
+- Columns from different runs: per process the median rate of each side,
+  Welch's t test on their logs ("processes").
+- Runs without process records (older runs): Mann-Whitney U on the samples.
+With fewer than 3 units on a side no test is possible and the verdict is
+`?`. A geometric-mean row per group sums a column up.
 """
 
 from __future__ import annotations
@@ -13,8 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sslperf.results import Measurement, Run
-from sslperf.stats import Summary, geometric_mean, mann_whitney_p
+from sslperf.results import PROCESS_KEY, Measurement, Run
+from sslperf.stats import RatioTest, Summary, geometric_mean, mann_whitney_p, paired_ratio, welch_ratio
 
 MIN_SAMPLES_FOR_TEST = 3
 
@@ -28,9 +39,12 @@ class Column:
 
 @dataclass
 class Change:
-    ratio: float                 # other / baseline of the medians (rates: > 1 is faster)
+    ratio: float                 # other / baseline (rates: > 1 is faster)
     p: float | None
     verdict: str                 # "faster", "slower", "~" or "?"
+    low: float | None = None     # 95% CI of the ratio, where the test gives one
+    high: float | None = None
+    method: str = "samples"      # "paired", "processes" or "samples" (see the module docstring)
 
     @property
     def percent(self) -> float:
@@ -91,10 +105,46 @@ class Comparison:
         }
 
 
-def change(base: Measurement, other: Measurement, metric: str, threshold: float, alpha: float) -> Change | None:
+def _by_process(m: Measurement, values: list[float]) -> list[list[float]] | None:
+    """`values` (one per sample) grouped by the worker process that took them, in order."""
+    pids = (m.extra or {}).get(PROCESS_KEY)
+    if not pids or len(pids) != len(values):
+        return None
+    groups: dict[int, list[float]] = {}
+    for pid, value in zip(pids, values):
+        groups.setdefault(pid, []).append(value)
+    return list(groups.values())
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def process_test(base: Measurement, other: Measurement, metric: str, paired: bool) -> tuple[RatioTest | None, str]:
+    """The ratio test a comparison of two measurements rests on, and its method."""
+    a, b = base.rates(metric), other.rates(metric)
+    if paired and len(a) == len(b):
+        rounds = _by_process(base, [y / x for x, y in zip(a, b) if x > 0])
+        if rounds is not None and len(rounds) >= MIN_SAMPLES_FOR_TEST:
+            return paired_ratio([math.log(_median(r)) for r in rounds]), "paired"
+    pa, pb = _by_process(base, a), _by_process(other, b)
+    if pa is not None and pb is not None and min(len(pa), len(pb)) >= MIN_SAMPLES_FOR_TEST:
+        return welch_ratio([math.log(_median(p)) for p in pa], [math.log(_median(p)) for p in pb]), "processes"
+    return None, "samples"
+
+
+def change(base: Measurement, other: Measurement, metric: str, threshold: float, alpha: float,
+           paired: bool = False) -> Change | None:
     a, b = base.rates(metric), other.rates(metric)
     if not a or not b:
         return None
+    test, method = process_test(base, other, metric, paired)
+    if test is not None:
+        significant = test.p < alpha and abs(test.ratio - 1) > threshold
+        verdict = ("faster" if test.ratio > 1 else "slower") if significant else "~"
+        return Change(test.ratio, test.p, verdict, test.low, test.high, method)
     sa_, sb = base.summary(metric), other.summary(metric)
     ratio = sb.median / sa_.median if sa_.median else math.nan
     if len(a) < MIN_SAMPLES_FOR_TEST or len(b) < MIN_SAMPLES_FOR_TEST:
@@ -125,6 +175,7 @@ def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", t
         changes: list[Change | None] = [None]
         for cell in cells[1:]:
             ok = base.status == "ok" and cell is not None and cell.status == "ok"
-            changes.append(change(base, cell, metric, threshold, alpha) if ok else None)
+            paired = ok and columns[0].run_id == columns[len(changes)].run_id
+            changes.append(change(base, cell, metric, threshold, alpha, paired) if ok else None)
         result.rows.append(Row(case_id, base.group, base.label, base.unit, cells, summaries, changes))
     return result

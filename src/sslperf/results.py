@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from sslperf.stats import Summary, describe
 
 METRICS = ("wall", "cpu")
+# extra[PROCESS_KEY]: per sample, the id of the worker process that took it.
+PROCESS_KEY = "process"
 
 
 @dataclass

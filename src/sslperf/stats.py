@@ -85,6 +85,48 @@ def mann_whitney_p(a: list[float], b: list[float]) -> float:
     return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
+@dataclass(frozen=True)
+class RatioTest:
+    """B / A with its 95% CI and the two-sided p that the true ratio is 1."""
+    ratio: float
+    low: float
+    high: float
+    p: float
+    n: int              # independent units the test rests on (processes)
+
+
+def paired_ratio(log_ratios: list[float], confidence: float = 0.95) -> RatioTest | None:
+    """One-sample t on log ratios (one per independent unit): the geometric
+    mean ratio and its t interval. None with fewer than 3 units."""
+    data = np.asarray(log_ratios, dtype=float)
+    if data.size < 3:
+        return None
+    mean, se = float(data.mean()), float(data.std(ddof=1) / math.sqrt(data.size))
+    if se == 0:
+        return RatioTest(math.exp(mean), math.exp(mean), math.exp(mean), 0.0 if mean else 1.0, int(data.size))
+    t = float(sps.t.ppf(0.5 + confidence / 2, data.size - 1))
+    p = float(2 * sps.t.sf(abs(mean / se), data.size - 1))
+    return RatioTest(math.exp(mean), math.exp(mean - t * se), math.exp(mean + t * se), p, int(data.size))
+
+
+def welch_ratio(log_a: list[float], log_b: list[float], confidence: float = 0.95) -> RatioTest | None:
+    """Welch's t on the logs of two independent sets of units (per-process
+    medians): the ratio of geometric means and its interval. None with fewer
+    than 3 units on a side."""
+    a, b = np.asarray(log_a, dtype=float), np.asarray(log_b, dtype=float)
+    if a.size < 3 or b.size < 3:
+        return None
+    diff = float(b.mean() - a.mean())
+    va, vb = float(a.var(ddof=1)) / a.size, float(b.var(ddof=1)) / b.size
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return RatioTest(math.exp(diff), math.exp(diff), math.exp(diff), 0.0 if diff else 1.0, int(min(a.size, b.size)))
+    df = (va + vb) ** 2 / ((va ** 2 / (a.size - 1) if va else 0) + (vb ** 2 / (b.size - 1) if vb else 0) or 1e-300)
+    t = float(sps.t.ppf(0.5 + confidence / 2, df))
+    p = float(2 * sps.t.sf(abs(diff / se), df))
+    return RatioTest(math.exp(diff), math.exp(diff - t * se), math.exp(diff + t * se), p, int(min(a.size, b.size)))
+
+
 def geometric_mean(values: list[float]) -> float:
     positive = [v for v in values if v > 0]
     return float(sps.gmean(positive)) if positive else math.nan

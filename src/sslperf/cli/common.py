@@ -53,3 +53,23 @@ def list_cases(cases) -> None:
     """`--list`: the case ids, one a line."""
     for case in cases:
         click.echo(case.id)
+
+
+def placement_options(command):
+    """--cpu / --no-pin / --processes: where and in how many processes the workers run."""
+    command = click.option("--processes", type=click.IntRange(1, 100), default=5, show_default=True,
+                           help="Worker processes per case and library; the samples are spread over them, so "
+                                "the CI covers what differs between processes.")(command)
+    command = click.option("--no-pin", is_flag=True,
+                           help="Let the workers float between CPUs (not recommended: more run-to-run swing).")(command)
+    command = click.option("--cpu", type=int, metavar="N",
+                           help="Pin the workers to CPU N (default: the last CPU this process may use).")(command)
+    return command
+
+
+def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, processes: int, mask: str | None = None):
+    """The runner's Settings from the verbs' options (the CPU checked before anything runs)."""
+    from sslperf.measure import pinning
+    from sslperf.measure.runner import Settings
+
+    return Settings(time_ms, samples, mask, processes=processes, cpu=pinning.choose(cpu, not no_pin))

@@ -22,7 +22,8 @@ EXIT_REGRESSION = 4
 @click.option("--threshold", type=click.FloatRange(0, 100), default=2.0, show_default=True,
               help="Noise threshold in %: smaller changes are `~` even when significant.")
 @click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
-              help="Significance level of the Mann-Whitney U test.")
+              help="Significance level of the test (a t test across worker processes; Mann-Whitney U on "
+                   "samples for runs without process records).")
 @click.option("--format", "fmt", type=click.Choice(["table", "md", "json"]), default="table", show_default=True)
 @click.option("--fail-above", type=float, metavar="PCT",
               help=f"Exit with code {EXIT_REGRESSION} when a case is significantly slower than the baseline by "
@@ -51,6 +52,11 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> 
     if not result.rows:
         raise SslperfError("The compared runs have no case in common.",
                            hint="Measure the same suite on each (e.g. `sslperf speed --quick --lib A --lib B`).")
+    if fmt == "table":
+        for column in columns:
+            run = runs[column.run_id]
+            console.print(f"[dim]{column.label}: run {run.id} (started {run.started}"
+                          f"{'' if run.complete else ', incomplete'})[/dim]")
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=1))
     elif fmt == "md":

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf.measure import environment, suites
-from sslperf.cli.common import find_libs, list_cases, measure
+from sslperf.cli.common import find_libs, list_cases, measure, placement_options, settings as make_settings
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -39,9 +39,10 @@ err_console = Console(stderr=True, highlight=False)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@placement_options
 @click.pass_context
 def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json,
-          out, list_only, no_store) -> None:
+          out, list_only, no_store, cpu, no_pin, processes) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
 
@@ -54,7 +55,6 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     """
     # Imported here: numpy/scipy take half a second, which `sslperf libs` should not pay.
     from sslperf.report.terminal import print_run
-    from sslperf.measure.runner import Settings
 
     depth = depth or "default"
     extra_sizes = suites.parse_sizes(sizes) if sizes else ()
@@ -68,7 +68,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
         return list_cases(cases)
     libs = find_libs(lib_names)
     plan = suites.DEPTHS[depth]
-    settings = Settings(time_ms or plan.target_ms, samples or plan.samples, cpu_mask)
+    settings = make_settings(time_ms or plan.target_ms, samples or plan.samples, cpu, no_pin, processes, cpu_mask)
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
         task = bar.add_task("compiling the harness", total=None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from sslperf.cli.common import find_libs, list_cases, measure, open_store, show
+from sslperf.cli.common import find_libs, list_cases, measure, open_store, placement_options, settings, show
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import suites
@@ -37,9 +37,10 @@ console = Console(highlight=False, soft_wrap=True)
 @click.option("--threads", "thread_list", help="Instead: handshakes/s on a shared SSL_CTX with these thread "
                                                "counts, e.g. 1,2,4.")
 @click.option("--thread-seconds", type=click.FloatRange(0.1, 60), default=2.0, show_default=True)
+@placement_options
 @click.pass_context
 def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no_store, list_only, loopback,
-        requests, server_lib, thread_list, thread_seconds) -> None:
+        requests, server_lib, thread_list, thread_seconds, cpu, no_pin, processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did in the
@@ -54,7 +55,6 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
       sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
     """
     from sslperf.measure import session
-    from sslperf.measure.runner import Settings
 
     cases = [suites.parse_case(c) for c in case_ids] if case_ids else suites.tls_suite(depth or "default")
     cases = suites.select(cases, patterns)
@@ -73,7 +73,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
         elif thread_list:
             run = session.run_threads(libs, cases, workdir, counts, thread_seconds, max(samples // 3, 3), store)
         else:
-            run = measure(ctx, libs, cases, Settings(time_ms, samples), "sslperf tls", {"suite": "tls"},
+            run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
     show(run, as_json, console)
 

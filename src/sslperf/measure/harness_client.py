@@ -27,6 +27,7 @@ from sslperf import paths
 from sslperf.errors import SslperfError
 from sslperf.libs.build import compiler_identity
 from sslperf.libs.model import Lib
+from sslperf.measure.pinning import pin_self
 from sslperf.proc import require_tool, run
 
 HARNESS_DIR = Path(__file__).parent.parent / "harness"
@@ -126,17 +127,24 @@ class Reply:
 class Worker:
     """One harness process for one library, spoken to line by line."""
 
-    def __init__(self, lib: Lib, env: dict[str, str] | None = None):
+    def __init__(self, lib: Lib, env: dict[str, str] | None = None, cpu: int | None = None,
+                 binary: Path | None = None):
         self.lib = lib
-        self.binary = harness_binary(lib)
+        self.binary = binary or harness_binary(lib)
         self.env = {**os.environ, **(env or {})}
+        self.cpu = cpu                  # pinned to this CPU (None: free to move)
         self._buffer = b""
         self._start()
 
     def _start(self) -> None:
         self.proc = subprocess.Popen([str(self.binary), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=self.env, start_new_session=True)
+                                     stderr=subprocess.PIPE, env=self.env, start_new_session=True,
+                                     preexec_fn=pin_self(self.cpu))
         self._buffer = b""
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
 
     def restart(self) -> None:
         self.close()

@@ -1,26 +1,32 @@
-"""Running cases × libraries: one harness worker per library, every case
-prepared and checked in each, calibrated per library, then sampled in
-rounds that alternate the libraries (A B, B A, …) so that machine drift
-hits them alike. A library that cannot run a case records n/a with the
-reason; a crash is recorded as an error and the run goes on."""
+"""Running cases × libraries. Per case, every library's samples come from
+several fresh worker processes (pyperf's idea), so the interval covers what
+differs between processes — memory layout, page placement, the moment — and
+not only what varies inside one. In each process the case is prepared and
+checked, warmed up, and sampled in rounds that alternate the libraries
+(A B, B A, …) so that machine drift hits them alike; the rounds go on
+across processes. Every worker of a run is pinned to one CPU (recorded).
+A library that cannot run a case records n/a with the reason; a crash is
+recorded as an error and the run goes on."""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sslperf.measure import environment
 from sslperf.libs.model import Lib
-from sslperf.measure.harness_client import HarnessCrashed, Worker
-from sslperf.results import LibInfo, Measurement, Run
-from sslperf.stats import NOISY_CI
+from sslperf.measure import environment, pinning
+from sslperf.measure.harness_client import HarnessCrashed, Worker, harness_binary
 from sslperf.measure.suites import Case
+from sslperf.results import PROCESS_KEY, LibInfo, Measurement, Run
+from sslperf.stats import NOISY_CI
 
 # A case whose single operation outlasts the sample target (RSA-4096 key
 # generation) gets fewer samples, so no case takes longer than this per lib.
 MAX_CASE_SECONDS = 15.0
 MIN_SAMPLES = 3
+PROCESSES = 5            # worker processes per case and library, by default
 EXTRA_FIGURES = ("client_cpu_ns", "server_cpu_ns")      # TLS: each side's CPU time
 
 
@@ -30,10 +36,12 @@ class Settings:
     samples: int
     mask: str | None = None
     warmup_samples: int = 1
+    processes: int = PROCESSES
+    cpu: int | None = field(default_factory=lambda: pinning.choose(None))    # None: not pinned
 
     def as_dict(self) -> dict:
         return {"target_ms": self.target_ms, "samples": self.samples, "mask": self.mask,
-                "warmup_samples": self.warmup_samples}
+                "warmup_samples": self.warmup_samples, "processes": self.processes, "cpu": self.cpu}
 
 
 Progress = Callable[[str, int, int], None]      # (what, done, total)
@@ -55,22 +63,31 @@ class Runner:
                  extra_env: dict[str, str] | None = None):
         self.libs = libs
         self.settings = settings
-        env = {**environment.mask_env(settings.mask), **(extra_env or {})}
-        self.run = Run.new({**settings.as_dict(), **(extra_settings or {})}, environment.capture(settings.mask))
+        self.env = {**environment.mask_env(settings.mask), **(extra_env or {})}
+        env = {**environment.capture(settings.mask), "pinned_cpu": settings.cpu}
+        self.run = Run.new({**settings.as_dict(), **(extra_settings or {})}, env)
+        busy = pinning.busy_warning(settings.cpu)
+        if busy:
+            self.run.warnings.append(busy)
+        self.binaries = {lib.name: harness_binary(lib) for lib in libs}     # compiled once, not per process
         self.workers: dict[str, Worker] = {}
         try:
+            self._spawn(libs)
             for lib in libs:
-                worker = Worker(lib, env)
-                self.workers[lib.name] = worker
-                info = worker.request("info", timeout=60).data
-                self.run.libs.append(lib_info(lib, info))
-        except BaseException:
+                self.run.libs.append(lib_info(lib, self.workers[lib.name].request("info", timeout=60).data))
+        finally:
             self.close()
-            raise
+
+    def _spawn(self, libs: list[Lib]) -> None:
+        """Fresh worker processes for `libs`, pinned."""
+        self.close()
+        for lib in libs:
+            self.workers[lib.name] = Worker(lib, self.env, cpu=self.settings.cpu, binary=self.binaries[lib.name])
 
     def close(self) -> None:
         for worker in self.workers.values():
             worker.close()
+        self.workers = {}
 
     def measure(self, cases: list[Case], progress: Progress | None = None,
                 on_measurement: Callable[[Measurement], None] | None = None) -> Run:
@@ -78,16 +95,19 @@ class Runner:
         `on_measurement` as its case ends (default: appended to the run)."""
         keep = on_measurement or self.run.measurements.append
         total = len(cases)
-        for index, case in enumerate(cases):
-            if progress:
-                progress(case.id, index, total)
-            for measurement in self._measure_case(case):
-                keep(measurement)
+        try:
+            for index, case in enumerate(cases):
+                if progress:
+                    progress(case.id, index, total)
+                for measurement in self._measure_case(case):
+                    keep(measurement)
+        finally:
+            self.close()
         if progress:
             progress("done", total, total)
         self.run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         self.run.complete = True
-        self.run.warnings = self._warnings()
+        self.run.warnings += self._warnings()
         return self.run
 
     def _call(self, lib: Lib, line: str, timeout: float) -> dict:
@@ -97,44 +117,76 @@ class Runner:
             self.workers[lib.name].restart()
             return {"type": "error", "reason": crash.message}
 
+    def _prepare(self, case: Case, libs: list[Lib]) -> tuple[dict[str, dict], dict[str, dict]]:
+        """Prepare (and so check) `case` in each lib's current worker: the
+        replies of the libs that are ready, and of those that are not."""
+        ready, not_ready = {}, {}
+        for lib in libs:
+            reply = self._call(lib, f"prepare {case.id}", timeout=300)
+            (ready if reply["type"] == "prepared" else not_ready)[lib.name] = reply
+        return ready, not_ready
+
     def _measure_case(self, case: Case) -> list[Measurement]:
         results: dict[str, Measurement] = {}
-        ready: list[Lib] = []
         iters: dict[str, int] = {}
         target_ns = int(self.settings.target_ms * 1e6)
+        self._spawn(self.libs)
+        prepared, refused = self._prepare(case, self.libs)
         for lib in self.libs:
-            reply = self._call(lib, f"prepare {case.id}", timeout=300)
-            if reply["type"] != "prepared":
-                status = "n/a" if reply["type"] == "na" else "error"
-                results[lib.name] = _measurement(case, lib, status, reply.get("reason"))
+            if lib.name in refused:
+                reply = refused[lib.name]
+                results[lib.name] = _measurement(case, lib, "n/a" if reply["type"] == "na" else "error",
+                                                 reply.get("reason"))
                 continue
-            measurement = _measurement(case, lib, "ok")
-            measurement.unit = reply["unit"]
-            measurement.bytes_per_op = reply["bytes_per_op"]
-            measurement.note = reply.get("note")
+            m = results[lib.name] = _measurement(case, lib, "ok")
+            m.unit, m.bytes_per_op, m.note = prepared[lib.name]["unit"], prepared[lib.name]["bytes_per_op"], \
+                prepared[lib.name].get("note")
             calibrated = self._call(lib, f"calibrate {case.id} {target_ns}", timeout=300)
             if calibrated["type"] != "calibrated":
-                measurement.status, measurement.reason = "error", calibrated.get("reason")
+                m.status, m.reason = "error", calibrated.get("reason")
             else:
                 iters[lib.name] = calibrated["iters"]
-                ready.append(lib)
-            results[lib.name] = measurement
+        ready = [lib for lib in self.libs if lib.name in iters]
 
-        # Warm-up rounds first; they also tell how long a round takes, which
+        # The first process's warm-up also tells how long a round takes, which
         # bounds the samples of a case whose single operation is slow.
-        round_ns = 0
-        for _ in range(self.settings.warmup_samples):
-            round_ns = sum(self._sample(case, lib, results[lib.name], iters, keep=False) for lib in ready)
+        round_ns = self._warm_up(case, ready, results, iters)
         samples = self.settings.samples
         if round_ns:
             budget = int(MAX_CASE_SECONDS * max(len(ready), 1) * 1e9 / round_ns)
             samples = max(MIN_SAMPLES, min(samples, budget))
-        for round_index in range(samples):
-            for lib in ready if round_index % 2 == 0 else reversed(ready):
-                self._sample(case, lib, results[lib.name], iters, keep=True)
-        for lib in ready:
-            self._call(lib, f"release {case.id}", timeout=60)
+        processes = max(1, min(self.settings.processes, samples))
+        per_process = math.ceil(samples / processes)
+        taken = 0
+        while ready and taken < samples:
+            if taken:                       # a fresh process per library for the next rounds
+                self._release(case, ready)
+                self._spawn(ready)
+                prepared, refused = self._prepare(case, ready)
+                for name, reply in refused.items():
+                    results[name].status = "error"
+                    results[name].reason = f"ready in an earlier worker, then: {reply.get('reason')}"
+                ready = [lib for lib in ready if lib.name in prepared]
+                self._warm_up(case, ready, results, iters)
+            for _ in range(min(per_process, samples - taken)):
+                for lib in ready if taken % 2 == 0 else ready[::-1]:
+                    self._sample(case, lib, results[lib.name], iters, keep=True)
+                taken += 1
+            ready = [lib for lib in ready if results[lib.name].status == "ok"]
+        self._release(case, ready)
         return [results[lib.name] for lib in self.libs]
+
+    def _warm_up(self, case: Case, ready: list[Lib], results: dict[str, Measurement], iters: dict[str, int]) -> int:
+        """Warm-up rounds, thrown away; the wall time of the last one."""
+        round_ns = 0
+        for _ in range(self.settings.warmup_samples):
+            round_ns = sum(self._sample(case, lib, results[lib.name], iters, keep=False) for lib in ready)
+        return round_ns
+
+    def _release(self, case: Case, libs: list[Lib]) -> None:
+        for lib in libs:
+            if lib.name in self.workers:
+                self._call(lib, f"release {case.id}", timeout=60)
 
     def _sample(self, case: Case, lib: Lib, measurement: Measurement, iters: dict[str, int], keep: bool) -> int:
         """One sample of `case` on `lib`; returns its wall time in ns (0 on error)."""
@@ -149,9 +201,10 @@ class Runner:
             measurement.ops += reply["ops"]
             measurement.wall_ns += reply["wall_ns"]
             measurement.cpu_ns += reply["cpu_ns"]
+            measurement.extra = measurement.extra or {}
+            measurement.extra.setdefault(PROCESS_KEY, []).extend([self.workers[lib.name].pid] * len(reply["ops"]))
             for key in EXTRA_FIGURES:
                 if key in reply:
-                    measurement.extra = measurement.extra or {}
                     measurement.extra.setdefault(key, []).extend(reply[key])
         return reply["wall_ns"][0]
 

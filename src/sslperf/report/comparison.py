@@ -23,12 +23,14 @@ def _change(change: Change | None) -> tuple[str, str]:
     """(text, style) for a change cell."""
     if change is None:
         return "", ""
+    ci = (f" [{(change.low - 1) * 100:+.1f}, {(change.high - 1) * 100:+.1f}]"
+          if change.low is not None and change.high is not None else "")
     if change.verdict == "~":
-        return f"~ (p={change.p:.3f})", "dim"
+        return f"~ {change.percent:+.1f}%{ci} (p={change.p:.3f})", "dim"
     if change.verdict == "?":
         return f"{change.percent:+.1f}% ? (n too small)", "yellow"
     style = "green" if change.verdict == "faster" else "bold red"
-    return f"{change.percent:+.1f}% (p={change.p:.3f})", style
+    return f"{change.percent:+.1f}%{ci} (p={change.p:.3f})", style
 
 
 def _ordered_groups(comparison: Comparison):

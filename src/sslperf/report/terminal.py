@@ -240,6 +240,9 @@ def header(run: Run) -> Group:
         lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
                  f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
                  f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
+    if not env.get("imported") and "pinned_cpu" in env:
+        where = f"pinned to CPU {env['pinned_cpu']}" if env["pinned_cpu"] is not None else "[yellow]not pinned[/]"
+        lines.append(f"workers {where}, {run.settings.get('processes', 1)} worker processes per case and library")
     if env.get("mask"):
         lines.append(f"[bold yellow]CPU mask {env['mask']} in force[/] (OPENSSL_ia32cap={env.get('mask_env')})")
     for lib in run.libs:

@@ -1,0 +1,86 @@
+"""Which CPU the harness workers of a run are pinned to.
+
+A worker that floats between CPUs meets other caches, other frequencies and
+other tenants from one sample to the next: on a 2-vCPU VM pinning alone
+removed most of the run-to-run swing. By default every worker of a run runs
+on the last CPU this process may use — the one the OS is least likely to put
+its own work on — and the run records it. `--cpu N` chooses, `--no-pin`
+opts out.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from sslperf.errors import SslperfError
+
+BUSY = 0.2          # a CPU busy more than 20% of the time before a run competes with it
+
+
+def allowed() -> list[int]:
+    """CPUs this process may run on."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 1))
+
+
+def choose(cpu: int | None, pin: bool = True) -> int | None:
+    """The CPU to pin to (None: not pinned), checked against the allowed set."""
+    if not pin:
+        return None
+    cpus = allowed()
+    if cpu is None:
+        return cpus[-1]
+    if cpu not in cpus:
+        raise SslperfError(f"CPU {cpu} is not one this process may run on (allowed: {_ranges(cpus)}).",
+                           hint="Choose one of those with --cpu, or measure unpinned with --no-pin.")
+    return cpu
+
+
+def pin_self(cpu: int | None):
+    """A preexec function that pins the child to `cpu` before it runs (None: nothing)."""
+    if cpu is None or not hasattr(os, "sched_setaffinity"):
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def busy_fraction(cpu: int, seconds: float = 0.3) -> float | None:
+    """How busy `cpu` was over the next `seconds` (0..1), from /proc/stat."""
+    first = _cpu_times(cpu)
+    if first is None:
+        return None
+    time.sleep(seconds)
+    second = _cpu_times(cpu)
+    if second is None:
+        return None
+    total = sum(second) - sum(first)
+    idle = (second[3] + second[4]) - (first[3] + first[4])       # idle + iowait
+    return max(0.0, 1 - idle / total) if total > 0 else None
+
+
+def busy_warning(cpu: int | None) -> str | None:
+    """A warning when the pinned CPU is already busy with other work."""
+    if cpu is None:
+        return None
+    busy = busy_fraction(cpu)
+    if busy is None or busy <= BUSY:
+        return None
+    return (f"CPU {cpu}, which the workers are pinned to, was {busy:.0%} busy with other work before the run: "
+            "its samples compete with that work; stop it, or choose an idle CPU with --cpu.")
+
+
+def _cpu_times(cpu: int) -> list[int] | None:
+    try:
+        for line in Path("/proc/stat").read_text().splitlines():
+            if line.startswith(f"cpu{cpu} "):
+                return [int(x) for x in line.split()[1:8]]
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _ranges(cpus: list[int]) -> str:
+    return ", ".join(map(str, cpus))
