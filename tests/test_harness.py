@@ -135,3 +135,36 @@ def test_workers_are_pinned_and_samples_come_from_several_processes(tmp_path, mo
     assert run.environment["pinned_cpu"] == cpu and run.settings["processes"] == 3
     pids = run.measurements[0].extra["process"]
     assert len(pids) == 6 and len(set(pids)) == 3
+
+
+def test_instruction_counts_repeat_and_follow_the_work(sslperf_dirs):
+    """The deterministic tier on the real harness: two runs count the same
+    instructions per operation, and 16 KiB costs far more than 16 bytes."""
+    import json
+
+    from conftest import run_cli
+
+    args = ["speed", "--metric", "instructions", "--processes", "3", "--json", "--no-store",
+            "--case", "cipher/aes-128-gcm/encrypt/16", "--case", "cipher/aes-128-gcm/encrypt/16384"]
+    first, second = (json.loads(run_cli(*args).stdout) for _ in range(2))
+    per_op = []
+    for run in (first, second):
+        counts = {}
+        for m in run["measurements"]:
+            assert m["status"] == "ok", m["reason"]
+            counts[m["size"]] = [n / ops for n, ops in zip(m["extra"]["instructions"], m["ops"])]
+            assert len(counts[m["size"]]) == 3
+        per_op.append(counts)
+    for size in (16, 16384):
+        a, b = sorted(per_op[0][size])[1], sorted(per_op[1][size])[1]
+        assert abs(a / b - 1) < 0.001, (size, a, b)           # within 0.1% run to run
+    assert per_op[0][16384][0] > 5 * per_op[0][16][0]
+
+
+def test_instructions_without_valgrind_is_a_clear_error(sslperf_dirs):
+    from conftest import run_cli
+
+    assert run_cli("speed", "--list").returncode == 0        # the case catalog, cached
+    result = run_cli("speed", "--metric", "instructions", "--case", "kex/x25519/derive", env={"PATH": "/nonexistent"})
+    assert result.returncode == 2 and "valgrind" in result.stderr and "apt-get install valgrind" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -101,10 +101,63 @@ def test_cli_user_only_runs_here_and_the_json_reads_back(cache, tmp_path):
     bench = offload_bench.parse_lines(recording.read_text())
     assert set(bench.algorithms) == {"aes-128-ctr", "sha512"} and not bench.measured_kernel
     assert all(set(a.user) == {64, 4096} for a in bench.algorithms.values())
+    assert bench.rounds == 5 and all(x.n == 5 for a in bench.algorithms.values() for x in a.user.values())
     shown = run_cli("offload", "bench", "--from", recording)
     assert shown.returncode == 0 and "library side only" in shown.stdout
     no_config = run_cli("offload", "bench", "--from", recording, "--config-out", tmp_path / "x.cnf")
     assert no_config.returncode == 2 and "no thresholds" in no_config.stderr
+
+
+def test_cli_rounds_are_fresh_runs_each_a_sample(cache, tmp_path):
+    """--rounds 3: three harness runs of --seconds / 3 each, every line tagged
+    with its round; per size three samples, shown as a median with its CI."""
+    result = run_cli("offload", "bench", "--user-only", "--seconds", "0.09", "--rounds", "3", "--sizes", "64,4096",
+                     "--alg", "aes-128-ctr", "--alg", "sha256", "--json")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(l) for l in result.stdout.splitlines()]
+    headers = [l for l in lines if l["type"] == "afalg-bench"]
+    assert [h["round"] for h in headers] == [1, 2, 3] and all(h["seconds"] == 0.03 for h in headers)
+    results = [l for l in lines if l["type"] == "afalg-result"]
+    # each round times the algorithms in the same order, and only its share of the time
+    orders = [[(l["alg"], l["size"]) for l in results if l["round"] == r] for r in (1, 2, 3)]
+    assert orders[0] == orders[1] == orders[2] and len(orders[0]) == 4
+    assert all(l["wall_ns"] >= 30_000_000 for l in results)
+    recording = tmp_path / "rounds.jsonl"
+    recording.write_text(result.stdout)
+    bench = offload_bench.parse_lines(recording.read_text())
+    assert bench.rounds == 3 and bench.seconds == 0.03
+    for alg in bench.algorithms.values():
+        for samples in alg.user.values():
+            assert sorted(t.round for t in samples.timings) == [1, 2, 3]
+            wall = samples.wall
+            assert wall.n == 3 and wall.ci_low == min(t.wall_rate for t in samples.timings) <= wall.median
+            assert wall.median <= wall.ci_high == max(t.wall_rate for t in samples.timings)
+    analysis = lines[-1]
+    assert analysis["type"] == "afalg-analysis" and analysis["rounds"] == 3
+    size = analysis["algorithms"][0]["sizes"][0]
+    assert size["user_rounds"] == 3 and size["user_wall_ci"][0] <= size["user_wall_Bps"] <= size["user_wall_ci"][1]
+    shown = run_cli("offload", "bench", "--from", recording)
+    assert shown.returncode == 0, shown.stderr
+    out = " ".join(shown.stdout.split())
+    assert "median ±95% CI over 3 rounds" in out and out.count("±") >= 8
+    assert "3 rounds of 0.03 s" in out and "[min, max]" in out and "75% confidence" in out
+    # read back and written out again, the rounds stay
+    again = run_cli("offload", "bench", "--from", recording, "--json")
+    assert again.stdout.count('"round": 3') == 5 and again.stdout.count('"afalg-analysis"') == 1
+
+
+def test_the_first_round_without_af_alg_is_the_last(harness):
+    if NO_AF_ALG == 0:
+        pytest.skip("AF_ALG works here")
+    lines = [json.loads(l) for l in offload_bench.run_harness(harness, ["sha256"], [64], 0.03, rounds=3).splitlines()]
+    assert [l["round"] for l in lines if l["type"] == "afalg-bench"] == [1]
+
+
+def test_bad_rounds_are_refused(sslperf_dirs):
+    for args in (["--rounds", "0"], ["--rounds", "-2"], ["--rounds", "x"],
+                 ["--seconds", "0.01", "--rounds", "20"], ["--from", RECORDING, "--rounds", "3"]):
+        result = run_cli("offload", "bench", *args)
+        assert result.returncode == 1 and "--rounds" in result.stderr and "Traceback" not in result.stderr, args
 
 
 @pytest.mark.skipif(NO_AF_ALG == 0, reason="AF_ALG works here; the unavailable path cannot be seen")
@@ -129,7 +182,8 @@ def test_real_af_alg_bench(cache, tmp_path):
     assert not [a for a in bench.algorithms.values() if a.status == "error"]
     measured = [a for a in bench.algorithms.values() if a.status == "ok"]
     assert measured and all(set(a.kernel) == set(a.user) == {64, 4096} for a in measured)
-    assert all(t.sys_ns is not None and t.cpu_ns > 0 for a in measured for t in a.kernel.values())
+    assert all(x.n == 5 for a in measured for x in [*a.kernel.values(), *a.user.values()])   # --rounds 5
+    assert all(t.sys_ns is not None and t.cpu_ns > 0 for a in measured for x in a.kernel.values() for t in x.timings)
     assert "CIPHERS = " in config.read_text()
 
 
@@ -165,6 +219,90 @@ def test_bench_from_the_recording_agrees_with_offload_config(sslperf_dirs, tmp_p
     analysis = json.loads(as_json.stdout.splitlines()[-1])
     [alg] = analysis["algorithms"]
     assert alg["wall_threshold"] == 1120 and alg["cpu_threshold"] is None and alg["driver"] == "mv-cbc-aes"
+
+
+def seed004_in_rounds(factor, rounds=5):
+    """Seed 004's recording as `rounds` rounds, each figure scaled by
+    factor(round, side, size) (constructed, for the logic only): each round
+    its header, its result lines, a "round" field on each."""
+    lines = [json.loads(l) for l in RECORDING.read_text().splitlines()]
+    out = [l for l in lines if l["type"] == "afalg-driver"]
+    for r in range(1, rounds + 1):
+        for l in lines:
+            if l["type"] == "afalg-bench":
+                out.append({**l, "round": r})
+            elif l["type"] == "afalg-result":
+                out.append({**l, "round": r, "ops": round(l["ops"] * factor(r, l["side"], l["size"]))})
+    return "".join(json.dumps(l) + "\n" for l in out)
+
+
+# per round, a few percent either way; round 3 is the recording itself, so the medians are seed 004's figures
+TIGHT = {1: 0.99, 2: 1.005, 3: 1.0, 4: 0.995, 5: 1.01}
+WIDE = {1: 0.97, 2: 1.015, 3: 1.0, 4: 0.985, 5: 1.03}
+
+
+def test_rounds_with_tight_cis_give_seed_004s_threshold(sslperf_dirs, tmp_path):
+    """At 1 KiB the kernel is 2.8 % slower; with ±1 % between rounds the CIs
+    are apart there, so the threshold is interpolated as with one round."""
+    recording = tmp_path / "tight.jsonl"
+    recording.write_text(seed004_in_rounds(lambda r, side, size: TIGHT[r] if side == "kernel" else TIGHT[6 - r]))
+    bench = offload_bench.parse_lines(recording.read_text())
+    [alg] = bench.algorithms.values()
+    assert bench.rounds == 5 and all(x.n == 5 for x in alg.kernel.values())
+    assert alg.wall_threshold == alg.wall_median_threshold == 1120 and alg.wall_overlap == []
+    result = run_cli("offload", "bench", "--from", recording, "--config-out", "-")
+    assert result.returncode == 0, result.stderr
+    assert "the kernel wins from 1120 bytes" in result.stdout and "CIPHERS = AES-256-CBC:1120" in result.stdout
+    assert "5 rounds of 3 s per size and side" in result.stdout and "94% confidence" in " ".join(result.stdout.split())
+    assert "≈" not in result.stdout
+
+
+def test_overlapping_cis_at_the_boundary_are_not_clearly_a_win(sslperf_dirs, tmp_path):
+    """±3 % between rounds: at 1 KiB the CIs overlap (the kernel's
+    [43.4, 46.1] MB/s, the library's [44.7, 47.4]), so the kernel is not
+    clearly slower there and nothing below 8 KiB, where it clearly wins,
+    is claimed; the medians alone would say 1120."""
+    recording = tmp_path / "wide.jsonl"
+    recording.write_text(seed004_in_rounds(lambda r, side, size: WIDE[r] if side == "kernel" else WIDE[6 - r]))
+    bench = offload_bench.parse_lines(recording.read_text())
+    [alg] = bench.algorithms.values()
+    assert alg.wall_overlap == [1024] and alg.wall_median_threshold == 1120 and alg.wall_threshold == 8192
+    assert offload_bench.verdict(alg) == ("the kernel wins from 8192 bytes (the medians cross at 1120 bytes, but the "
+                                          "95% CIs overlap at 1024 bytes: not clearly below 8192)")
+    result = run_cli("offload", "bench", "--from", recording, "--config-out", "-")
+    assert result.returncode == 0, result.stderr
+    assert "CIPHERS = AES-256-CBC:8192" in result.stdout and "0.97x ≈" in result.stdout
+    analysis = json.loads(run_cli("offload", "bench", "--from", recording, "--json").stdout.splitlines()[-1])
+    [row] = [s for s in analysis["algorithms"][0]["sizes"] if s["size"] == 1024]
+    assert row["wall_faster"] == "not clearly" and row["kernel_rounds"] == row["user_rounds"] == 5
+
+    # the kernel 3 % ahead at 8 and 16 KiB, ±3 % between rounds: ahead on the medians, never clearly
+    def close(r, side, size):
+        if side == "user":
+            return WIDE[6 - r] * (89.817088 / 46.257493 / 1.03 if size == 8192 else
+                                  96.234155 / 46.273877 / 1.03 if size == 16384 else 1)
+        return WIDE[r]
+    recording.write_text(seed004_in_rounds(close))
+    [alg] = offload_bench.parse_lines(recording.read_text()).algorithms.values()
+    assert alg.wall_threshold is None and alg.wall_median_threshold is not None and 8192 in alg.wall_overlap
+    assert offload_bench.verdict(alg).startswith(f"the medians cross at {alg.wall_median_threshold} bytes, but")
+    assert "not clearly; left to the library" in offload_bench.verdict(alg)
+    config = run_cli("offload", "bench", "--from", recording, "--config-out", "-").stdout
+    assert "CIPHERS = NONE" in config and "# AES-256-CBC: the medians cross" in config
+
+
+def test_nine_rounds_give_an_order_statistic_ci(sslperf_dirs):
+    """From 9 rounds the interval is no longer [min, max]: one outlying
+    round at 1 KiB does not decide the verdict."""
+    factors = {1: 0.99, 2: 1.0, 3: 1.01, 4: 0.995, 5: 1.005, 6: 0.998, 7: 1.002, 8: 1.004, 9: 0.996}
+    def scale(r, side, size):
+        if side == "kernel" and size == 1024 and r == 9:
+            return 1.06                                      # one round where the kernel looks faster at 1 KiB
+        return factors[r] if side == "kernel" else factors[10 - r]
+    [alg] = offload_bench.parse_lines(seed004_in_rounds(scale, rounds=9)).algorithms.values()
+    wall = alg.kernel[1024].wall
+    assert wall.n == 9 and wall.ci_high < wall.max           # the outlier is outside the interval
+    assert alg.wall_threshold == 1120 and alg.wall_overlap == []
 
 
 def lines_for(alg, kind, kernel_name, kernel, user, cpu=None):
@@ -232,3 +370,15 @@ def test_a_bad_recording_is_named(sslperf_dirs, tmp_path):
                            '"reason":"Address family not supported by protocol"}\n')
     result = run_cli("offload", "bench", "--from", unavailable)
     assert result.returncode == 2 and "EAFNOSUPPORT" in result.stderr
+    lines = RECORDING.read_text().splitlines()
+    for name, text, said in (
+            ("twice", "\n".join([*lines, lines[2]]), "a second kernel result for aes-256-cbc at 16 bytes in round 1"),
+            ("round0", "\n".join([lines[0], lines[2][:-1] + ', "round": 0}']), "round must be a whole number"),
+            ("mixed", "\n".join([*lines, lines[0].replace("1.1.1d", "3.0.0")[:-1] + ', "round": 2}']),
+             "round 2 is of")):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(text)
+        result = run_cli("offload", "bench", "--from", path)
+        message = " ".join(result.stderr.split())
+        assert result.returncode == 2 and said in message and "Line " in message, (name, message)
+        assert "Traceback" not in result.stderr

@@ -36,7 +36,7 @@ class Log:
 
 def fake_worker_class(log: Log):
     class FakeWorker:
-        def __init__(self, lib, env=None, cpu=None, binary=None):
+        def __init__(self, lib, env=None, cpu=None, binary=None, fixed_layout=False):
             self.lib, self.samples = lib, 0
             log.started += 1
             self.pid = log.started

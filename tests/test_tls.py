@@ -72,7 +72,9 @@ def test_new_ssl_ctx_per_connection_across_versions(built_openssl, e2e_env):
 def test_loopback_requests_with_curls_pattern(sslperf_dirs):
     result = run_cli("tls", "--loopback", "--requests", "5", "--json")
     assert result.returncode == 0, result.stderr
-    got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+    run = json.loads(result.stdout)
+    assert set(run["environment"]["placement"]) == {"server_cpu", "client_cpu"}      # explicit and recorded
+    got = {m["case"]: m for m in run["measurements"]}
     new, shared = got["tls/loopback/tls1.3/x25519/ecdsa-p256/new"], got["tls/loopback/tls1.3/x25519/ecdsa-p256/shared"]
     for m in (new, shared, got["tls/loopback/tls1.2/x25519/rsa-2048/new"]):
         assert m["status"] == "ok", m["reason"]
@@ -92,6 +94,7 @@ def test_thread_scaling(sslperf_dirs):
     run = json.loads(result.stdout)
     counts = {m["operation"]: m for m in run["measurements"]}
     assert set(counts) == {"1 thread", "2 threads"}
+    assert run["environment"]["placement"]["thread_cpus"]
     assert all(m["status"] == "ok" and len(m["ops"]) == 3 and min(m["ops"]) > 0 for m in counts.values())
     assert len(counts["2 threads"]["extra"]["per_thread"]) == 6          # 2 threads × 3 rounds
     bad = run_cli("tls", "--threads", "0,x")

@@ -16,7 +16,10 @@ their samples' spread says.
   Welch's t test on their logs ("processes").
 - Runs without process records (older runs): Mann-Whitney U on the samples.
 With fewer than 3 units on a side no test is possible and the verdict is
-`?`. A geometric-mean row per group sums a column up.
+`?`. The threshold a change must exceed is the larger of `--threshold` and
+this machine's measured noise floor for the family (`sslperf noise`):
+within one run for paired changes, across runs otherwise. A geometric-mean
+row per group sums a column up.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ class Change:
     low: float | None = None     # 95% CI of the ratio, where the test gives one
     high: float | None = None
     method: str = "samples"      # "paired", "processes" or "samples" (see the module docstring)
+    threshold: float = 0.0       # the smallest change called: max(--threshold, the noise floor)
+    floor: float | None = None   # the noise floor that applied, when one was measured
 
     @property
     def percent(self) -> float:
@@ -135,28 +140,32 @@ def process_test(base: Measurement, other: Measurement, metric: str, paired: boo
     return None, "samples"
 
 
+Floors = dict[tuple[str, str], float]      # (kind "within"/"across", family) → floor
+
+
 def change(base: Measurement, other: Measurement, metric: str, threshold: float, alpha: float,
-           paired: bool = False) -> Change | None:
+           paired: bool = False, floors: Floors | None = None) -> Change | None:
     a, b = base.rates(metric), other.rates(metric)
     if not a or not b:
         return None
     test, method = process_test(base, other, metric, paired)
+    floor = (floors or {}).get(("within" if method == "paired" else "across", base.family))
+    threshold = max(threshold, floor or 0.0)
     if test is not None:
         significant = test.p < alpha and abs(test.ratio - 1) > threshold
         verdict = ("faster" if test.ratio > 1 else "slower") if significant else "~"
-        return Change(test.ratio, test.p, verdict, test.low, test.high, method)
+        return Change(test.ratio, test.p, verdict, test.low, test.high, method, threshold, floor)
     sa_, sb = base.summary(metric), other.summary(metric)
     ratio = sb.median / sa_.median if sa_.median else math.nan
     if len(a) < MIN_SAMPLES_FOR_TEST or len(b) < MIN_SAMPLES_FOR_TEST:
-        return Change(ratio, None, "?")
+        return Change(ratio, None, "?", threshold=threshold, floor=floor)
     p = mann_whitney_p(a, b)
-    if p < alpha and abs(ratio - 1) > threshold:
-        return Change(ratio, p, "faster" if ratio > 1 else "slower")
-    return Change(ratio, p, "~")
+    verdict = ("faster" if ratio > 1 else "slower") if p < alpha and abs(ratio - 1) > threshold else "~"
+    return Change(ratio, p, verdict, method=method, threshold=threshold, floor=floor)
 
 
 def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", threshold: float = 0.02,
-            alpha: float = 0.05, patterns: tuple[str, ...] = ()) -> Comparison:
+            alpha: float = 0.05, patterns: tuple[str, ...] = (), floors: Floors | None = None) -> Comparison:
     """Compare `columns` (the first is the baseline) over their common cases."""
     from sslperf.measure.suites import select_ids
 
@@ -176,6 +185,6 @@ def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", t
         for cell in cells[1:]:
             ok = base.status == "ok" and cell is not None and cell.status == "ok"
             paired = ok and columns[0].run_id == columns[len(changes)].run_id
-            changes.append(change(base, cell, metric, threshold, alpha, paired) if ok else None)
+            changes.append(change(base, cell, metric, threshold, alpha, paired, floors) if ok else None)
         result.rows.append(Row(case_id, base.group, base.label, base.unit, cells, summaries, changes))
     return result

@@ -31,6 +31,7 @@ TOOL_PACKAGES = {
     "git": "git",
     "tar": "tar",
     "ldd": "libc-bin",
+    "valgrind": "valgrind",
 }
 
 

@@ -11,9 +11,11 @@ from dataclasses import asdict, dataclass, field
 
 from sslperf.stats import Summary, describe
 
-METRICS = ("wall", "cpu")
+METRICS = ("wall", "cpu", "instructions")
 # extra[PROCESS_KEY]: per sample, the id of the worker process that took it.
 PROCESS_KEY = "process"
+# extra[INSTRUCTIONS_KEY]: per sample, the instructions its `ops` operations took (the deterministic tier).
+INSTRUCTIONS_KEY = "instructions"
 
 
 @dataclass
@@ -48,12 +50,24 @@ class Measurement:
         return families.label(self)
 
     def rates(self, metric: str = "wall") -> list[float]:
-        """Per-sample rate: bytes/s for throughput cases, operations/s otherwise."""
+        """Per-sample rate: bytes/s for throughput cases, operations/s otherwise;
+        for instructions, bytes or operations per 10^9 instructions (higher is
+        better, as for time, so every comparison reads the same way)."""
         if self.reported_rates is not None and not self.ops:
-            return list(self.reported_rates)
-        times = self.wall_ns if metric == "wall" else self.cpu_ns
+            return list(self.reported_rates) if metric != "instructions" else []
+        if metric == "instructions":
+            times = (self.extra or {}).get(INSTRUCTIONS_KEY) or []
+        else:
+            times = self.wall_ns if metric == "wall" else self.cpu_ns
         scale = self.bytes_per_op if self.unit == "bytes" else 1
         return [ops * scale * 1e9 / ns for ops, ns in zip(self.ops, times) if ns > 0]
+
+    def instructions_per_op(self) -> float | None:
+        """Median instructions per operation (the deterministic tier), or None."""
+        summary = self.summary("instructions")
+        if summary is None or not summary.median:
+            return None
+        return 1e9 * (self.bytes_per_op if self.unit == "bytes" else 1) / summary.median
 
     def summary(self, metric: str = "wall") -> Summary | None:
         rates = self.rates(metric)

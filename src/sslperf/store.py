@@ -72,6 +72,22 @@ measurements = sa.Table(
 )
 
 
+# This machine's measured noise floor (`sslperf noise`): per family and kind
+# ("within" one run, "across" runs), the largest change an A/A experiment saw.
+noise_floors = sa.Table(
+    "noise_floors", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("host", sa.String(255), nullable=False, index=True),
+    sa.Column("measured", sa.String(40), nullable=False),
+    sa.Column("lib", sa.String(255), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("family", sa.String(40), nullable=False),
+    sa.Column("floor", sa.Float, nullable=False),
+    sa.Column("comparisons", sa.Integer, nullable=False),
+    sa.Column("runs", sa.JSON, nullable=False),
+)
+
+
 def default_url() -> str:
     return os.environ.get("SSLPERF_DB") or f"sqlite:///{paths.data_dir() / 'sslperf.db'}"
 
@@ -126,6 +142,21 @@ class Store:
                 conn.execute(run_libs.insert().values(run_id=run.id, position=position, **vars(lib)))
             for m in run.measurements:
                 conn.execute(measurements.insert().values(run_id=run.id, **_measurement_row(m)))
+
+    def save_floors(self, host: str, measured: str, lib: str, floors: list[dict], run_ids: list[str]) -> None:
+        """Keep a noise-floor experiment's figures (dicts with kind, family, floor, comparisons)."""
+        with self._write() as conn:
+            for f in floors:
+                conn.execute(noise_floors.insert().values(host=host, measured=measured, lib=lib, kind=f["kind"],
+                                                          family=f["family"], floor=f["floor"],
+                                                          comparisons=f["comparisons"], runs=run_ids))
+
+    def floors(self, host: str) -> dict[tuple[str, str], dict]:
+        """The newest noise floor of `host` per (kind, family)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(noise_floors).where(noise_floors.c.host == host)
+                                .order_by(noise_floors.c.measured, noise_floors.c.id)).mappings().all()
+        return {(r["kind"], r["family"]): dict(r) for r in rows}
 
     def delete(self, run_id: str) -> None:
         full = self.resolve(run_id)

@@ -14,6 +14,7 @@ from sslperf.cli.api import api
 from sslperf.cli.compare import compare
 from sslperf.cli.imports import import_cmd
 from sslperf.cli.libs import libs
+from sslperf.cli.noise import noise
 from sslperf.cli.offload import offload
 from sslperf.cli.profile import profile
 from sslperf.cli.recommend import recommend
@@ -52,6 +53,7 @@ cli.add_command(api)
 cli.add_command(tls)
 cli.add_command(runs)
 cli.add_command(compare)
+cli.add_command(noise)
 cli.add_command(report)
 cli.add_command(import_cmd)
 cli.add_command(offload)

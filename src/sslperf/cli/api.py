@@ -7,7 +7,7 @@ import click
 from rich.console import Console
 
 from sslperf.measure import suites
-from sslperf.cli.common import find_libs, measure, placement_options, settings, show
+from sslperf.cli.common import METRIC_HELP, find_libs, measure, placement_options, settings, show
 from sslperf.measure.session import certificates
 
 console = Console(highlight=False, soft_wrap=True)
@@ -19,11 +19,13 @@ console = Console(highlight=False, soft_wrap=True)
 @click.option("--time", "time_ms", type=click.FloatRange(1, 10000), default=20, show_default=True,
               help="Target wall time of one sample, in ms.")
 @click.option("--samples", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
+              help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @placement_options
 @click.pass_context
-def api(ctx, lib_names, patterns, time_ms, samples, as_json, no_store, cpu, no_pin, processes) -> None:
+def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, cpu, no_pin, processes) -> None:
     """µs per call of the same work done different ways: implicit vs explicit
     fetch, reused contexts and key schedules, HMAC context duplication, the
     cost of a fetch and of SSL_CTX_new, CA file vs hashed directory, PEM
@@ -37,9 +39,9 @@ def api(ctx, lib_names, patterns, time_ms, samples, as_json, no_store, cpu, no_p
     cases = suites.select(suites.api_cases(), patterns)
     libs = find_libs(lib_names)
     with certificates(libs[0]) as workdir:     # for the CA-store and PEM cases
-        run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes), "sslperf api", {"suite": "api"},
+        run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric), "sslperf api", {"suite": "api"},
                       {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    show(run, as_json, console)
+    show(run, as_json, console, metric)
     if as_json:
         return
     notes = {m.note for m in run.measurements if m.note}

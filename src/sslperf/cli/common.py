@@ -57,9 +57,10 @@ def list_cases(cases) -> None:
 
 def placement_options(command):
     """--cpu / --no-pin / --processes: where and in how many processes the workers run."""
-    command = click.option("--processes", type=click.IntRange(1, 100), default=5, show_default=True,
-                           help="Worker processes per case and library; the samples are spread over them, so "
-                                "the CI covers what differs between processes.")(command)
+    command = click.option("--processes", type=click.IntRange(1, 100),
+                           help="Worker processes per case and library (default 5; 3 for --metric instructions, "
+                                "one count each); the samples are spread over them, so the CI covers what "
+                                "differs between processes.")(command)
     command = click.option("--no-pin", is_flag=True,
                            help="Let the workers float between CPUs (not recommended: more run-to-run swing).")(command)
     command = click.option("--cpu", type=int, metavar="N",
@@ -67,9 +68,21 @@ def placement_options(command):
     return command
 
 
-def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, processes: int, mask: str | None = None):
-    """The runner's Settings from the verbs' options (the CPU checked before anything runs)."""
-    from sslperf.measure import pinning
-    from sslperf.measure.runner import Settings
+METRIC_HELP = ("What the tables show: wall or CPU time (both are recorded), or instructions per operation "
+               "counted by valgrind inside the loop only (the deterministic tier, for CI gates and bisects; "
+               "measured instead of time, one count per worker process).")
+INSTRUCTIONS_BATCH_MS = 2.0       # native time of the counted batch: under valgrind it runs ~50× longer
 
-    return Settings(time_ms, samples, mask, processes=processes, cpu=pinning.choose(cpu, not no_pin))
+
+def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, processes: int | None,
+             mask: str | None = None, metric: str = "wall"):
+    """The runner's Settings from the verbs' options (the CPU checked before anything runs)."""
+    from sslperf.measure import instructions, pinning
+    from sslperf.measure.runner import PROCESSES, Settings
+
+    if metric == "instructions":
+        instructions.valgrind()             # missing valgrind: say so before anything runs
+        processes = processes or 3
+        return Settings(INSTRUCTIONS_BATCH_MS, processes, mask, processes=processes,
+                        cpu=pinning.choose(cpu, not no_pin), counter="instructions")
+    return Settings(time_ms, samples, mask, processes=processes or PROCESSES, cpu=pinning.choose(cpu, not no_pin))

@@ -17,7 +17,7 @@ EXIT_REGRESSION = 4
 
 @click.command()
 @click.argument("items", nargs=-1, required=True)
-@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
 @click.option("--threshold", type=click.FloatRange(0, 100), default=2.0, show_default=True,
               help="Noise threshold in %: smaller changes are `~` even when significant.")
@@ -48,11 +48,19 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> 
     columns, runs = _columns(store, items)
     if len(columns) < 2:
         raise SslperfError("A comparison needs at least two columns (libraries or runs).")
-    result = build_comparison(columns, runs, metric, threshold / 100, alpha, patterns)
+    floors, floor_note = _floors(store, runs)
+    result = build_comparison(columns, runs, metric, threshold / 100, alpha, patterns, floors)
     if not result.rows:
         raise SslperfError("The compared runs have no case in common.",
                            hint="Measure the same suite on each (e.g. `sslperf speed --quick --lib A --lib B`).")
     if fmt == "table":
+        console.print(f"[dim]{floor_note}[/dim]")
+        below = sorted({f"{family} ({kind}: {value * 100:.1f}%)" for (kind, family), value in floors.items()
+                        if value > threshold / 100 and any(r.cells[0].family == family for r in result.rows)})
+        if below:
+            console.print(f"[yellow]warning:[/] --threshold {threshold:g}% is below this machine's measured noise "
+                          f"floor for {', '.join(below)}: changes that small are indistinguishable from noise here, "
+                          "so the floor is used instead.")
         for column in columns:
             run = runs[column.run_id]
             console.print(f"[dim]{column.label}: run {run.id} (started {run.started}"
@@ -71,6 +79,22 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> 
                           f"(p={change.p:.3f})", soft_wrap=True)
         if regressions:
             sys.exit(EXIT_REGRESSION)
+
+
+def _floors(store, runs: dict) -> tuple[dict, str]:
+    """The noise floor measured on the runs' host (when they share one), and a line saying which."""
+    hosts = {run.environment.get("host") for run in runs.values()}
+    if len(hosts) != 1 or None in hosts:
+        return {}, "noise floor: none applies (the runs come from different hosts); --threshold alone decides"
+    [host] = hosts
+    found = store.floors(host)
+    if not found:
+        return {}, (f"noise floor: not measured on {host}; --threshold alone decides (measure it with "
+                    "`sslperf noise`)")
+    measured = max(f["measured"] for f in found.values())
+    return ({key: f["floor"] for key, f in found.items()},
+            f"noise floor of {host} (sslperf noise, {measured}) applies: a change must exceed max(--threshold, "
+            "the family's floor within a run or across runs)")
 
 
 def _columns(store, items):

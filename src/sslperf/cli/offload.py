@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 from rich.markup import escape
 
@@ -100,7 +101,10 @@ def _sizes(ctx, param, value: str) -> list[int]:
 @click.option("--sizes", default="16,64,256,1024,8192,16384", show_default=True, callback=_sizes,
               help="Request sizes in bytes, comma-separated.")
 @click.option("--seconds", default=0.5, show_default=True, type=click.FloatRange(0.01, 60),
-              help="Time per algorithm, size and side.")
+              help="Time per algorithm, size and side, shared among the rounds.")
+@click.option("--rounds", default=5, show_default=True, type=click.IntRange(1, 100),
+              help="Fresh harness runs, one after the other, each for --seconds / ROUNDS per size and side: "
+                   "the samples behind each median and its 95% CI.")
 @click.option("--user-only", is_flag=True, help="Time only the library (works without AF_ALG; no thresholds).")
 @click.option("--from", "recording", type=click.Path(dir_okay=False, path_type=Path),
               help="Analyse recorded JSON lines (from `offload bench --json` elsewhere) instead of measuring.")
@@ -109,16 +113,21 @@ def _sizes(ctx, param, value: str) -> list[int]:
               help="Write the engine's openssl.cnf section with the measured thresholds to this file ('-': stdout).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the raw JSON lines and the analysis as a last line (a recording --from can read).")
-def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seconds: float, user_only: bool,
-              recording: Path | None, engine: str, config_out: Path | None, as_json: bool) -> None:
+def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seconds: float, rounds: int,
+              user_only: bool, recording: Path | None, engine: str, config_out: Path | None, as_json: bool) -> None:
     """Time each cipher and digest through the kernel (AF_ALG: one request
     per operation, socket bound and keyed once) against the library (EVP),
     per request size, in elapsed and in CPU time — kernel work done for the
     process is system time, and an asynchronous hardware driver's work shows
     only in elapsed time. The kernel's output is checked against the
-    library's before timing. Per algorithm, the size from which the kernel
-    wins at every larger size is the threshold; --config-out writes the
-    afalg (CIPHERS = AES-128-CBC:1024, …) or devcrypto section from it,
+    library's before timing. The harness runs --rounds times (fresh
+    processes, every algorithm, size and side in each), so each figure is a
+    median over rounds with its 95% CI. Per algorithm the threshold is the
+    size from which the kernel wins clearly — its CI above the library's —
+    at that size and every larger one (interpolated on the medians down to
+    the next size only where that one is a clear loss); where the CIs
+    overlap it claims nothing and says "not clearly". --config-out writes
+    the afalg (CIPHERS = AES-128-CBC:1024, …) or devcrypto section from it,
     with nothing for algorithms whose driver never wins.
 
     \b
@@ -131,6 +140,11 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
     from sslperf.offload import bench as afalg_bench
     from sslperf.offload import drivers, render
 
+    if recording and click.get_current_context().get_parameter_source("rounds") == ParameterSource.COMMANDLINE:
+        raise click.BadParameter("a recording has the rounds it was made with", param_hint="--rounds")
+    if seconds / rounds < 0.001:
+        raise click.BadParameter(f"--seconds {seconds:g} over {rounds} rounds leaves under 1 ms per size and side "
+                                 "in each round, too short to time", param_hint="--rounds")
     # The harness's table, from its catalog; a recording alone is read without it (nothing to compile).
     known = afalg_bench.algorithm_names() if algorithms or not recording else ()
     unknown = sorted(set(algorithms) - set(known))
@@ -146,10 +160,14 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
 
         lib = installed.find(lib_name)
         chosen = [a for a in known if a in algorithms] or list(known)
+        progress = None
         if not as_json and (user_only or drivers.probe_af_alg([]).available):
-            console.print(f"timing {len(chosen)} algorithms × {len(sizes)} sizes × {seconds:g} s"
-                          f"{'' if user_only else ' on each side'} with {escape(lib.name)} …", style="dim")
-        text = afalg_bench.run_harness(lib, chosen, sizes, seconds, "user" if user_only else "both")
+            console.print(f"timing {len(chosen)} algorithms × {len(sizes)} sizes × {rounds} rounds of "
+                          f"{seconds / rounds:g} s{'' if user_only else ' on each side'} with {escape(lib.name)} …",
+                          style="dim")
+            progress = lambda r: console.print(f"round {r} of {rounds}", style="dim")   # noqa: E731
+        text = afalg_bench.run_harness(lib, chosen, sizes, seconds, "user" if user_only else "both", rounds,
+                                       progress)
         source = f"the harness for {lib.name}"
     bench = afalg_bench.parse_lines(text, source)
     if bench.side == "both" and not bench.af_alg:
@@ -157,7 +175,8 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
     config = afalg_bench.engine_section(bench, engine) if config_out else None
     if as_json:
         for line in bench.lines:
-            click.echo(json.dumps(line))
+            if line["type"] != "afalg-analysis":              # a recording's old analysis: a new one follows
+                click.echo(json.dumps(line))
         click.echo(json.dumps(afalg_bench.to_json(bench)))
     else:
         render.print_bench(bench, console)

@@ -18,7 +18,7 @@ console = Console(highlight=False, soft_wrap=True)
               show_default=True, help="Directory for the figures and report.html.")
 @click.option("--format", "formats", type=click.Choice(["png", "svg", "html"]), multiple=True,
               help="What to write (repeatable; default: all three).")
-@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @click.pass_context
 def report(ctx, run_ids, out, formats, metric) -> None:
     """Write PNG/SVG figures and a self-contained HTML report of runs

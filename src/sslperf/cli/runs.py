@@ -42,7 +42,7 @@ def list_cmd(ctx, as_json: bool) -> None:
 
 @runs.command("show")
 @click.argument("run_id", default="latest")
-@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @click.pass_context
 def show_cmd(ctx, run_id: str, metric: str) -> None:
     """The tables of one run (an id, a unique prefix of one, or `latest`)."""
@@ -69,7 +69,7 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
 @runs.command("export")
 @click.argument("run_id", default="latest")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
-@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 @click.pass_context
 def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None) -> None:

@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf.measure import environment, suites
-from sslperf.cli.common import find_libs, list_cases, measure, placement_options, settings as make_settings
+from sslperf.cli.common import METRIC_HELP, find_libs, list_cases, measure, placement_options
+from sslperf.cli.common import settings as make_settings
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -33,8 +34,8 @@ err_console = Console(stderr=True, highlight=False)
 @click.option("--cpu-mask", type=click.Choice(sorted(environment.MASKS)),
               help="Pretend the CPU lacks instructions (via OPENSSL_ia32cap): no-aesni shows what a client "
                    "without AES-NI gets.")
-@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,
-              help="Time used in the tables (both are recorded).")
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
+              help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
@@ -66,9 +67,10 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     cases = suites.select(cases, patterns)
     if list_only:
         return list_cases(cases)
-    libs = find_libs(lib_names)
     plan = suites.DEPTHS[depth]
-    settings = make_settings(time_ms or plan.target_ms, samples or plan.samples, cpu, no_pin, processes, cpu_mask)
+    settings = make_settings(time_ms or plan.target_ms, samples or plan.samples, cpu, no_pin, processes, cpu_mask,
+                             metric)
+    libs = find_libs(lib_names)
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
         task = bar.add_task("compiling the harness", total=None)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from sslperf.cli.common import find_libs, list_cases, measure, open_store, placement_options, settings, show
+from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, measure, open_store, placement_options,
+                                settings, show)
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import suites
@@ -24,6 +25,8 @@ console = Console(highlight=False, soft_wrap=True)
 @click.option("--time", "time_ms", type=click.FloatRange(1, 10000), default=50, show_default=True,
               help="Target wall time of one sample, in ms.")
 @click.option("--samples", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
+              help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
@@ -39,7 +42,7 @@ console = Console(highlight=False, soft_wrap=True)
 @click.option("--thread-seconds", type=click.FloatRange(0.1, 60), default=2.0, show_default=True)
 @placement_options
 @click.pass_context
-def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no_store, list_only, loopback,
+def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_json, no_store, list_only, loopback,
         requests, server_lib, thread_list, thread_seconds, cpu, no_pin, processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
@@ -73,9 +76,9 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, as_json, no
         elif thread_list:
             run = session.run_threads(libs, cases, workdir, counts, thread_seconds, max(samples // 3, 3), store)
         else:
-            run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes), "sslperf tls", {"suite": "tls"},
+            run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    show(run, as_json, console)
+    show(run, as_json, console, metric if not (loopback or thread_list) else "wall")
 
 
 def _thread_counts(text: str) -> list[int]:

@@ -128,18 +128,19 @@ class Worker:
     """One harness process for one library, spoken to line by line."""
 
     def __init__(self, lib: Lib, env: dict[str, str] | None = None, cpu: int | None = None,
-                 binary: Path | None = None):
+                 binary: Path | None = None, fixed_layout: bool = False):
         self.lib = lib
         self.binary = binary or harness_binary(lib)
         self.env = {**os.environ, **(env or {})}
         self.cpu = cpu                  # pinned to this CPU (None: free to move)
+        self.fixed_layout = fixed_layout    # address-space randomisation off
         self._buffer = b""
         self._start()
 
     def _start(self) -> None:
         self.proc = subprocess.Popen([str(self.binary), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=self.env, start_new_session=True,
-                                     preexec_fn=pin_self(self.cpu))
+                                     preexec_fn=pin_self(self.cpu, self.fixed_layout))
         self._buffer = b""
 
     @property
@@ -216,7 +217,8 @@ class Output:
 
 
 def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = (),
-         ok_codes: tuple[int, ...] | None = (0,), merge_stderr: bool = False) -> Output:
+         ok_codes: tuple[int, ...] | None = (0,), merge_stderr: bool = False,
+         cpu: int | set[int] | None = None) -> Output:
     """Run `harness ARGS` (under `wrapper`, e.g. a profiler) to its end. A
     timeout, an exit code outside `ok_codes` (None: any exit, the caller
     reads the lines) or a broken JSON line is a HarnessError naming the
@@ -225,7 +227,7 @@ def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None
     what = " ".join(map(str, args[:2]))
     try:
         done = subprocess.run(argv, capture_output=True, timeout=timeout, env={**os.environ, **(env or {})},
-                              stdin=subprocess.DEVNULL, start_new_session=True)
+                              stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=pin_self(cpu))
     except subprocess.TimeoutExpired:
         raise HarnessError(f"The harness for {lib.name} did not finish `{what}` within {timeout:.0f} s and was "
                            "stopped.", hint="The machine may be overloaded, or the library stuck; try again.") from None
@@ -249,12 +251,13 @@ class Server:
     """A harness subcommand that runs beside the caller (a loopback server);
     read its lines with `line`, stop it with `close` (or `with`)."""
 
-    def __init__(self, lib: Lib, *args: str, env: dict[str, str] | None = None):
+    def __init__(self, lib: Lib, *args: str, env: dict[str, str] | None = None, cpu: int | None = None):
         self.lib = lib
         self.what = " ".join(map(str, args[:1]))
         self.proc = subprocess.Popen([str(harness_binary(lib)), *map(str, args)], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env={**os.environ, **(env or {})}, start_new_session=True)
+                                     env={**os.environ, **(env or {})}, start_new_session=True,
+                                     preexec_fn=pin_self(cpu))
 
     def line(self, timeout: float) -> dict:
         assert self.proc.stdout is not None

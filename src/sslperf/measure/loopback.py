@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sslperf import families
 from sslperf.libs.model import Lib
-from sslperf.measure import environment
+from sslperf.measure import environment, pinning
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.results import Measurement
 
@@ -25,7 +25,9 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
     m = Measurement(case_id, "tls-loopback", LOOPBACK_GROUP, f"{group} {cert}", f"get-{ctx}", None, "record",
                     client.name, "ok", unit="ops", note=f"server: {server.name}")
     env = {"SSLPERF_CERT_DIR": str(cert_dir)}
-    with Server(server, "https-server", str(cert_dir), proto, group, cert, str(requests + 1), env=env) as running:
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    with Server(server, "https-server", str(cert_dir), proto, group, cert, str(requests + 1), env=env,
+                cpu=server_cpu) as running:
         hello = running.line(timeout=120)
         if hello["type"] != "listening":
             m.status = "n/a" if "cannot make" in hello.get("reason", "") else "error"
@@ -34,8 +36,9 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
         args = ("https-get", str(hello["port"]), hello["ca_file"], proto, group, cert, ctx)
         try:
             # One warm-up request, so the first measured one is not the process's first.
-            call(client, *args, "1", timeout=120, env=env, ok_codes=None)
-            reply = call(client, *args, str(requests), timeout=60 + requests * 5, env=env, ok_codes=None).last
+            call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
+            reply = call(client, *args, str(requests), timeout=60 + requests * 5, env=env, ok_codes=None,
+                         cpu=client_cpu).last
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m
@@ -65,7 +68,8 @@ def threads(lib: Lib, cert_dir: Path, case_id: str, counts: list[int], milliseco
                 continue
             try:
                 reply = call(lib, "tls-threads", case_id, str(n), str(milliseconds),
-                             timeout=120 + milliseconds / 1000, env=env, ok_codes=None).last
+                             timeout=120 + milliseconds / 1000, env=env, ok_codes=None,
+                             cpu=set(pinning.allowed())).last
             except HarnessError as failed:
                 m.status, m.reason = "error", failed.message
                 continue

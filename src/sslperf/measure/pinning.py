@@ -10,6 +10,7 @@ opts out.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 from pathlib import Path
@@ -40,11 +41,33 @@ def choose(cpu: int | None, pin: bool = True) -> int | None:
     return cpu
 
 
-def pin_self(cpu: int | None):
-    """A preexec function that pins the child to `cpu` before it runs (None: nothing)."""
-    if cpu is None or not hasattr(os, "sched_setaffinity"):
+ADDR_NO_RANDOMIZE = 0x0040000       # personality(2): the layout of `setarch -R`
+
+
+def pin_self(cpu: int | set[int] | None, fixed_layout: bool = False):
+    """A preexec function that pins the child to `cpu` (or a set of CPUs; None: not pinned)
+    and, with `fixed_layout`, turns off address-space randomisation for the
+    program it executes, so every worker process has the same memory layout
+    (None when there is nothing to do)."""
+    pin = cpu is not None and hasattr(os, "sched_setaffinity")
+    if not pin and not fixed_layout:
         return None
-    return lambda: os.sched_setaffinity(0, {cpu})
+
+    def setup() -> None:
+        if pin:
+            os.sched_setaffinity(0, cpu if isinstance(cpu, set) else {cpu})
+        if fixed_layout:
+            libc = ctypes.CDLL(None, use_errno=True)
+            current = libc.personality(0xFFFFFFFF)
+            if current != -1:
+                libc.personality(current | ADDR_NO_RANDOMIZE)
+    return setup
+
+
+def loopback_cpus() -> tuple[int, int]:
+    """(server CPU, client CPU) for loopback runs: apart when there are two."""
+    cpus = allowed()
+    return cpus[0], cpus[-1]
 
 
 def busy_fraction(cpu: int, seconds: float = 0.3) -> float | None:

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sslperf.libs.model import Lib
-from sslperf.measure import environment, pinning
+from sslperf.errors import SslperfError
+from sslperf.measure import environment, instructions, pinning
 from sslperf.measure.harness_client import HarnessCrashed, Worker, harness_binary
 from sslperf.measure.suites import Case
-from sslperf.results import PROCESS_KEY, LibInfo, Measurement, Run
+from sslperf.results import INSTRUCTIONS_KEY, PROCESS_KEY, LibInfo, Measurement, Run
 from sslperf.stats import NOISY_CI
 
 # A case whose single operation outlasts the sample target (RSA-4096 key
@@ -38,10 +39,13 @@ class Settings:
     warmup_samples: int = 1
     processes: int = PROCESSES
     cpu: int | None = field(default_factory=lambda: pinning.choose(None))    # None: not pinned
+    counter: str = "time"       # "time": wall and CPU time; "instructions": callgrind counts, one per process
+    fixed_layout: bool = False  # workers without address-space randomisation (all processes laid out alike)
 
     def as_dict(self) -> dict:
         return {"target_ms": self.target_ms, "samples": self.samples, "mask": self.mask,
-                "warmup_samples": self.warmup_samples, "processes": self.processes, "cpu": self.cpu}
+                "warmup_samples": self.warmup_samples, "processes": self.processes, "cpu": self.cpu,
+                "counter": self.counter, "fixed_layout": self.fixed_layout}
 
 
 Progress = Callable[[str, int, int], None]      # (what, done, total)
@@ -82,7 +86,8 @@ class Runner:
         """Fresh worker processes for `libs`, pinned."""
         self.close()
         for lib in libs:
-            self.workers[lib.name] = Worker(lib, self.env, cpu=self.settings.cpu, binary=self.binaries[lib.name])
+            self.workers[lib.name] = Worker(lib, self.env, cpu=self.settings.cpu, binary=self.binaries[lib.name],
+                                            fixed_layout=self.settings.fixed_layout)
 
     def close(self) -> None:
         for worker in self.workers.values():
@@ -126,7 +131,10 @@ class Runner:
             (ready if reply["type"] == "prepared" else not_ready)[lib.name] = reply
         return ready, not_ready
 
-    def _measure_case(self, case: Case) -> list[Measurement]:
+    def _first_process(self, case: Case) -> tuple[dict[str, Measurement], dict[str, int]]:
+        """Fresh workers; the case prepared (and so checked) and its batch
+        calibrated in each. Per library its measurement (n/a or an error
+        where it cannot run the case) and, where it can, its batch size."""
         results: dict[str, Measurement] = {}
         iters: dict[str, int] = {}
         target_ns = int(self.settings.target_ms * 1e6)
@@ -139,13 +147,19 @@ class Runner:
                                                  reply.get("reason"))
                 continue
             m = results[lib.name] = _measurement(case, lib, "ok")
-            m.unit, m.bytes_per_op, m.note = prepared[lib.name]["unit"], prepared[lib.name]["bytes_per_op"], \
-                prepared[lib.name].get("note")
+            reply = prepared[lib.name]
+            m.unit, m.bytes_per_op, m.note = reply["unit"], reply["bytes_per_op"], reply.get("note")
             calibrated = self._call(lib, f"calibrate {case.id} {target_ns}", timeout=300)
-            if calibrated["type"] != "calibrated":
-                m.status, m.reason = "error", calibrated.get("reason")
-            else:
+            if calibrated["type"] == "calibrated":
                 iters[lib.name] = calibrated["iters"]
+            else:
+                m.status, m.reason = "error", calibrated.get("reason")
+        return results, iters
+
+    def _measure_case(self, case: Case) -> list[Measurement]:
+        if self.settings.counter == "instructions":
+            return self._count_case(case)
+        results, iters = self._first_process(case)
         ready = [lib for lib in self.libs if lib.name in iters]
 
         # The first process's warm-up also tells how long a round takes, which
@@ -174,6 +188,30 @@ class Runner:
                 taken += 1
             ready = [lib for lib in ready if results[lib.name].status == "ok"]
         self._release(case, ready)
+        return [results[lib.name] for lib in self.libs]
+
+    def _count_case(self, case: Case) -> list[Measurement]:
+        """Instructions per operation: the case prepared and checked in a
+        worker, its batch sized there (the target time, natively), then one
+        callgrind count of that batch per process, libraries alternating."""
+        results, iters = self._first_process(case)
+        self._release(case, self.libs)
+        self.close()
+        ready = [lib for lib in self.libs if lib.name in iters]
+        for process in range(self.settings.processes):
+            for lib in ready if process % 2 == 0 else ready[::-1]:
+                m = results[lib.name]
+                if m.status != "ok":
+                    continue
+                try:
+                    counted = instructions.count(lib, case.id, iters[lib.name], self.env, self.settings.cpu)
+                except SslperfError as failed:
+                    m.status, m.reason = "error", failed.message
+                    continue
+                m.ops.append(iters[lib.name])
+                m.extra = m.extra or {}
+                m.extra.setdefault(INSTRUCTIONS_KEY, []).append(counted)
+                m.extra.setdefault(PROCESS_KEY, []).append(process)
         return [results[lib.name] for lib in self.libs]
 
     def _warm_up(self, case: Case, ready: list[Lib], results: dict[str, Measurement], iters: dict[str, int]) -> int:

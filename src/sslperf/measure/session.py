@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
-from sslperf.measure import environment, loopback
+from sslperf.measure import environment, loopback, pinning
 from sslperf.measure.harness_client import Worker, call
 from sslperf.measure.runner import Progress, Runner, Settings, lib_info
 from sslperf.measure.suites import Case
@@ -84,6 +84,8 @@ def run_loopback(libs: list[Lib], cases: list[Case], cert_dir: Path, requests: i
     the protocol/group/certificate of the chosen cases (at most four), else
     the curl regression's two shapes."""
     run = _new_run(libs, {"suite": "tls-loopback", "requests": requests, "server_lib": server and server.name})
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
     shapes = list(dict.fromkeys(tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")))
     shapes = shapes[:4] if chosen else CURL_SHAPES
     with recorded(run, store, "sslperf tls") as keep:
@@ -100,6 +102,7 @@ def run_threads(libs: list[Lib], cases: list[Case], cert_dir: Path, counts: list
                 store) -> Run:
     """Handshakes per second on a shared SSL_CTX with each thread count."""
     run = _new_run(libs, {"suite": "tls-threads", "threads": ",".join(map(str, counts))})
+    run.environment["placement"] = {"thread_cpus": pinning.allowed()}
     case_id = next((c.id for c in cases if c.id.startswith("tls/handshake/")),
                    "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
     with recorded(run, store, "sslperf tls") as keep:

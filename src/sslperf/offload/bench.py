@@ -2,10 +2,13 @@
 against the userspace library, per algorithm and request size.
 
 The harness (`afalg-bench`, harness/afalg.c) writes JSON lines; this module
-runs it or reads a recording of it, turns the lines into per-size figures
-(bytes per wall second and per CPU second on each side), finds per
-algorithm the size from which the kernel wins (config.crossover), and
-hands the ciphers and digests the engines can take to config.engine_config.
+runs it in rounds (fresh processes, each for a share of the time, every line
+tagged with its "round") or reads a recording of them, turns the lines into
+per-size samples (bytes per wall second and per CPU second on each side, one
+per round: median and 95% CI), finds per algorithm the size from which the
+kernel clearly wins (config.clear_crossover: its CI above the library's
+there and at every larger size), and hands the ciphers and digests the
+engines can take to config.engine_config.
 The algorithms, and the kernel's name for each, are the harness's own
 table, read from its catalog (measure.catalog.afalg).
 """
@@ -16,6 +19,7 @@ import errno
 import json
 from dataclasses import dataclass, field
 
+from sslperf import stats
 from sslperf.errors import SslperfError
 from sslperf.offload import config, drivers
 
@@ -26,6 +30,7 @@ MAX_SIZE = 65536                                      # one AF_ALG request (harn
 # measured for information only.
 ENGINE_CIPHERS = frozenset({"aes-128-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr"})
 ENGINE_DIGESTS = frozenset({"sha1", "sha256", "sha512"})
+DEFAULT_ROUNDS = 5
 HARNESS_UNAVAILABLE = 3          # afalg-bench's exit status when AF_ALG is missing and the kernel side was asked for
 
 
@@ -37,6 +42,7 @@ class Timing:
     cpu_ns: int | None = None     # process CPU (user + system); None in recordings of wall-time-only tools
     user_ns: int | None = None
     sys_ns: int | None = None
+    round: int = 1                # which harness process (recordings without the field: one round)
 
     @property
     def wall_rate(self) -> float:
@@ -51,17 +57,57 @@ class Timing:
 
 
 @dataclass
+class Samples:
+    """One algorithm, size and side: a Timing per round. The rates are the
+    medians over rounds; `wall` and `cpu` add the 95% CI (stats.describe:
+    with fewer than 6 rounds, the rounds' [min, max])."""
+    size: int
+    timings: list[Timing] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.timings)
+
+    @property
+    def wall(self) -> stats.Summary:
+        return stats.describe([t.wall_rate for t in self.timings])
+
+    @property
+    def cpu(self) -> stats.Summary | None:
+        rates = [t.cpu_rate for t in self.timings if t.cpu_rate]
+        return stats.describe(rates) if rates else None
+
+    @property
+    def wall_rate(self) -> float:
+        return self.wall.median
+
+    @property
+    def cpu_rate(self) -> float | None:
+        cpu = self.cpu
+        return cpu.median if cpu else None
+
+    @property
+    def sys_share(self) -> float | None:
+        """The median share of system time in the process's CPU time."""
+        shares = [t.sys_ns / t.cpu_ns for t in self.timings if t.cpu_ns and t.sys_ns is not None]
+        return stats.describe(shares).median if shares else None
+
+
+@dataclass
 class Algorithm:
     name: str                      # the library's name, e.g. aes-128-cbc
     kernel_name: str               # the kernel's, e.g. cbc(aes)
     kind: str = ""                 # skcipher, aead or hash
-    kernel: dict[int, Timing] = field(default_factory=dict)
-    user: dict[int, Timing] = field(default_factory=dict)
+    kernel: dict[int, Samples] = field(default_factory=dict)
+    user: dict[int, Samples] = field(default_factory=dict)
     status: str = "ok"             # ok, na (kernel or library lacks it) or error
     reason: str = ""
     driver: dict | None = None     # the kernel driver behind kernel_name, when known
-    wall_threshold: int | None = None
+    wall_threshold: int | None = None         # the clear rule (config.clear_crossover)
     cpu_threshold: int | None = None
+    wall_median_threshold: int | None = None  # the same on the medians alone (config.crossover), for the verdict
+    cpu_median_threshold: int | None = None
+    wall_overlap: list[int] = field(default_factory=list)   # sizes where the two wall CIs overlap
 
     @property
     def sizes(self) -> list[int]:
@@ -70,8 +116,10 @@ class Algorithm:
     def crossover(self) -> config.Crossover:
         """Wall-time crossover in the shape engine_config takes."""
         both = sorted(set(self.kernel) & set(self.user))
+        unclear = self.wall_threshold is None and self.wall_median_threshold is not None
         return config.Crossover(self.name.upper(), self.wall_threshold,
-                                 [(s, self.kernel[s].wall_rate, self.user[s].wall_rate) for s in both])
+                                 [(s, self.kernel[s].wall_rate, self.user[s].wall_rate) for s in both],
+                                 verdict(self) if unclear else "")
 
 
 @dataclass
@@ -79,7 +127,8 @@ class Bench:
     library: str = ""
     flavor: str = ""
     side: str = "both"             # both, or user (the library alone)
-    seconds: float | None = None
+    seconds: float | None = None   # per round, size and side
+    rounds: int = 1
     af_alg: bool = True
     errno: int | None = None
     reason: str = ""
@@ -95,10 +144,14 @@ class Bench:
 
 def parse_lines(text: str, source: str = "the harness output") -> Bench:
     """A Bench from afalg-bench JSON lines (and afalg-driver lines that
-    sslperf adds). A line that is not JSON, or a result without its figures,
-    is an error naming the line."""
+    sslperf adds), from one round or several: each line of a round carries
+    its "round" (1, 2, …; without it, round 1), each round its own header.
+    A line that is not JSON, a result without its figures, a second result
+    for the same round, algorithm, size and side, or rounds of different
+    libraries or sides, is an error naming the line."""
     bench = Bench()
-    header = False
+    header = None
+    rounds: set[int] = set()
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -110,30 +163,46 @@ def parse_lines(text: str, source: str = "the harness output") -> Bench:
                                hint="Give `--from` the output of `sslperf offload bench --json`.") from None
         bench.lines.append(line)
         try:
+            round_ = line.get("round", 1)
+            if isinstance(round_, bool) or not isinstance(round_, int) or round_ < 1:
+                raise ValueError("round must be a whole number from 1")
             if kind == "afalg-bench":
-                header = True
+                rounds.add(round_)
+                same = (line.get("library", ""), line.get("side", "both"))
+                if header is not None and same != header:
+                    raise ValueError(f"round {round_} is of {same[0]!r}, side {same[1]}; an earlier round of "
+                                     f"{header[0]!r}, side {header[1]}")
+                header = same
                 bench.library, bench.flavor = line.get("library", ""), line.get("flavor", "")
                 bench.side, bench.seconds = line.get("side", "both"), line.get("seconds")
-                bench.af_alg, bench.errno, bench.reason = bool(line["af_alg"]), line.get("errno"), line.get("reason", "")
+                if not line["af_alg"]:                       # any round without AF_ALG: none has it
+                    bench.af_alg, bench.errno, bench.reason = False, line.get("errno"), line.get("reason", "")
             elif kind == "afalg-driver" and "kernel_name" not in line:   # matched to algorithms at the end
                 raise KeyError("kernel_name")
             elif kind in ("afalg-result", "afalg-na", "afalg-error"):
                 alg = _algorithm(bench, line)
                 if kind == "afalg-result":
                     timing = Timing(int(line["size"]), int(line["ops"]), int(line["wall_ns"]), line.get("cpu_ns"),
-                                    line.get("user_ns"), line.get("sys_ns"))
+                                    line.get("user_ns"), line.get("sys_ns"), round_)
                     if timing.size <= 0 or timing.ops <= 0 or timing.wall_ns <= 0:
                         raise ValueError("size, ops and wall_ns must be positive")
-                    (alg.kernel if line["side"] == "kernel" else alg.user)[timing.size] = timing
+                    side = alg.kernel if line["side"] == "kernel" else alg.user
+                    samples = side.setdefault(timing.size, Samples(timing.size))
+                    if any(t.round == round_ for t in samples.timings):
+                        raise ValueError(f"a second {line['side']} result for {alg.name} at {timing.size} bytes in "
+                                         f"round {round_} (each round's lines carry their \"round\")")
+                    samples.timings.append(timing)
                     alg.kind = line.get("kind", alg.kind)
                 elif "size" not in line or kind == "afalg-error":   # a size the mode cannot do is not the algorithm's fault
-                    alg.status, alg.reason = kind.removeprefix("afalg-"), line.get("reason", "")
+                    if alg.status != "error":                        # a failure in any round stands
+                        alg.status, alg.reason = kind.removeprefix("afalg-"), line.get("reason", "")
         except (KeyError, TypeError, ValueError) as exc:
             raise SslperfError(f"Line {number} of {source} lacks a field or has a bad value ({exc}): {raw[:120]!r}.") \
                 from None
-    if not header:
+    if header is None:
         raise SslperfError(f"{source} has no afalg-bench header line.",
                            hint="Give `--from` the output of `sslperf offload bench --json`.")
+    bench.rounds = len(rounds)
     drivers = {l["kernel_name"]: l for l in bench.lines if l["type"] == "afalg-driver"}
     for alg in bench.algorithms.values():
         alg.driver = drivers.get(alg.kernel_name)
@@ -154,15 +223,37 @@ def analyse(bench: Bench) -> None:
     """Per algorithm, the size from which the kernel's wall throughput beats
     the library's at every larger size, and the same for throughput per CPU
     second (where an asynchronous hardware driver can win: the process
-    sleeps while the engine works)."""
+    sleeps while the engine works).
+
+    The rule, with rounds (config.clear_crossover): at each size the median
+    over rounds and its 95% CI; the kernel wins from size S only where its
+    CI lies wholly above the library's at S and at every larger size. Just
+    below S, a clear loss (CI wholly below) puts the threshold between the
+    two, interpolated on the medians; overlapping CIs there put it at S.
+    Where the CIs overlap no win is claimed — "not clearly" — even if the
+    medians say the kernel is ahead; the thresholds on the medians alone are
+    kept for the verdict to say so. One round (or an old recording) has no
+    CI: each interval is the figure itself and the rule is the old one."""
     for alg in bench.algorithms.values():
         if not alg.kernel or not alg.user:
             continue
-        alg.wall_threshold = config.crossover({s: t.wall_rate for s, t in alg.kernel.items()},
-                                               {s: t.wall_rate for s, t in alg.user.items()})
-        kernel_cpu = {s: t.cpu_rate for s, t in alg.kernel.items() if t.cpu_rate}
-        user_cpu = {s: t.cpu_rate for s, t in alg.user.items() if t.cpu_rate}
-        alg.cpu_threshold = config.crossover(kernel_cpu, user_cpu) if kernel_cpu and user_cpu else None
+        kernel_wall = {s: x.wall for s, x in alg.kernel.items()}
+        user_wall = {s: x.wall for s, x in alg.user.items()}
+        alg.wall_threshold = config.clear_crossover(kernel_wall, user_wall)
+        alg.wall_median_threshold = config.crossover({s: x.median for s, x in kernel_wall.items()},
+                                                     {s: x.median for s, x in user_wall.items()})
+        alg.wall_overlap = [s for s in sorted(set(kernel_wall) & set(user_wall))
+                            if config.separated(kernel_wall[s], user_wall[s]) == 0]
+        kernel_cpu = {s: x.cpu for s, x in alg.kernel.items() if x.cpu}
+        user_cpu = {s: x.cpu for s, x in alg.user.items() if x.cpu}
+        if kernel_cpu and user_cpu:
+            alg.cpu_threshold = config.clear_crossover(kernel_cpu, user_cpu)
+            alg.cpu_median_threshold = config.crossover({s: x.median for s, x in kernel_cpu.items()},
+                                                        {s: x.median for s, x in user_cpu.items()})
+
+
+def _sizes_text(sizes: list[int]) -> str:
+    return ", ".join(map(str, sizes)) + " bytes"
 
 
 def verdict(alg: Algorithm) -> str:
@@ -173,15 +264,23 @@ def verdict(alg: Algorithm) -> str:
         return "library only (the kernel side was not measured)"
     driver = alg.driver or {}
     async_hw = " — its driver is asynchronous: the process waits without using the CPU" if driver.get("async") else ""
-    has_cpu = any(t.cpu_ns for t in alg.kernel.values())
-    if alg.wall_threshold is not None:
-        text = f"the kernel wins from {alg.wall_threshold} bytes"
-        if alg.cpu_threshold is not None and alg.cpu_threshold < alg.wall_threshold:
+    has_cpu = any(x.cpu for x in alg.kernel.values())
+    median, clear = alg.wall_median_threshold, alg.wall_threshold
+    # where the medians alone say more than the CIs allow
+    unclear = "" if median is None or (clear is not None and clear <= median) else \
+        f"the medians cross at {median} bytes, but the 95% CIs overlap at " \
+        f"{_sizes_text(alg.wall_overlap)}: not clearly"
+    if clear is not None:
+        text = f"the kernel wins from {clear} bytes" + (f" ({unclear} below {clear})" if unclear else "")
+        if alg.cpu_threshold is not None and alg.cpu_threshold < clear:
             text += f"; it already uses less CPU from {alg.cpu_threshold} bytes{async_hw}"
         return text
     if alg.cpu_threshold is not None:
-        return (f"the kernel never wins on elapsed time, only on CPU freed, from {alg.cpu_threshold} bytes{async_hw}; "
+        return (f"the kernel never {'clearly ' if unclear else ''}wins on elapsed time"
+                f"{f' ({unclear})' if unclear else ''}, only on CPU freed, from {alg.cpu_threshold} bytes{async_hw}; "
                 "worth it only where the CPU, not the latency of a request, is the limit")
+    if unclear:
+        return f"{unclear}; left to the library (more --rounds or --seconds may settle it)"
     return "the kernel never wins" + ("" if has_cpu else " (elapsed time; this recording has no CPU times)") + \
         "; left to the library"
 
@@ -196,8 +295,12 @@ def engine_section(bench: Bench, engine: str) -> str:
                            hint="The configuration needs a bench run where AF_ALG works (or a recording of one).")
     ciphers = [a.crossover() for a in compared if a.name in ENGINE_CIPHERS]
     digests = [a.crossover() for a in compared if a.name in ENGINE_DIGESTS]
+    per_round = f"{bench.seconds:g} s per size and side" if bench.seconds else ""
+    if bench.rounds > 1:
+        per_round = f"{bench.rounds} rounds" + (f" of {per_round}" if per_round else "") + \
+            "; thresholds where the kernel's 95% CI lies above the library's"
     notes = [f"measured by sslperf offload bench: {bench.library or 'unknown library'}"
-             + (f", {bench.seconds:g} s per size and side" if bench.seconds else "")]
+             + (f", {per_round}" if per_round else "")]
     if engine == "devcrypto":
         notes.append("devcrypto reaches the same kernel drivers through /dev/crypto; the AF_ALG figures stand in")
     for a in compared:
@@ -205,6 +308,8 @@ def engine_section(bench: Bench, engine: str) -> str:
             notes.append(f"{a.name.upper()}: measured ({verdict(a)}), but neither engine offloads AEADs")
         elif a.wall_threshold is None and a.cpu_threshold is not None:
             notes.append(f"{a.name.upper()}: frees CPU from {a.cpu_threshold} bytes but is never faster; not listed")
+        elif a.wall_threshold is not None and a.wall_median_threshold != a.wall_threshold:
+            notes.append(f"{a.name.upper()}: {verdict(a)}")
     return config.engine_config(ciphers, engine, digests=digests or None, notes=notes)
 
 
@@ -217,21 +322,35 @@ def algorithm_names() -> tuple[str, ...]:
     return tuple(a["name"] for a in catalog.afalg())
 
 
-def run_harness(lib, algorithms: list[str], sizes: list[int], seconds: float, side: str = "both") -> str:
-    """The harness's JSON lines for `lib`, plus afalg-driver lines naming
-    the kernel driver behind each algorithm (from /proc/crypto)."""
+def run_harness(lib, algorithms: list[str], sizes: list[int], seconds: float, side: str = "both",
+                rounds: int = DEFAULT_ROUNDS, progress=None) -> str:
+    """The harness's JSON lines for `lib` from `rounds` fresh processes, one
+    after the other (independent samples), each timing every algorithm (in
+    the same order), size and side for seconds / rounds; each line tagged
+    with its "round". Then afalg-driver lines naming the kernel driver
+    behind each algorithm (from /proc/crypto). Where the first round finds
+    no AF_ALG with both sides asked for, it stops there. `progress(r)` is
+    called before round r."""
     from sslperf.measure import catalog, harness_client
 
+    share = seconds / rounds
     # each size: a 10 % warm-up and the timed run, on one side or both; then room for set-up
-    budget = len(algorithms) * len(sizes) * seconds * 1.1 * (2 if side == "both" else 1)
-    done = harness_client.call(lib, "afalg-bench", "--side", side, "--seconds", f"{seconds:g}",
-                               "--sizes", ",".join(map(str, sizes)), *algorithms, timeout=2 * budget + 60,
-                               ok_codes=(0, 1, HARNESS_UNAVAILABLE))
-    if not done.lines:
-        raise SslperfError(f"The harness for {lib.name} failed in afalg-bench (exit code {done.returncode}): "
-                           f"{done.stderr.strip()[-300:] or 'no message'}")
+    budget = len(algorithms) * len(sizes) * share * 1.1 * (2 if side == "both" else 1)
+    lines: list[dict] = []
+    for round_ in range(1, rounds + 1):
+        if progress:
+            progress(round_)
+        done = harness_client.call(lib, "afalg-bench", "--side", side, "--seconds", f"{share:g}",
+                                   "--sizes", ",".join(map(str, sizes)), *algorithms, timeout=2 * budget + 60,
+                                   ok_codes=(0, 1, HARNESS_UNAVAILABLE))
+        if not done.lines:
+            raise SslperfError(f"The harness for {lib.name} failed in afalg-bench, round {round_} of {rounds} "
+                               f"(exit code {done.returncode}): {done.stderr.strip()[-300:] or 'no message'}")
+        lines += [{**line, "round": round_} for line in done.lines]
+        if side == "both" and not done.lines[0].get("af_alg", True):
+            break                                  # nothing to compare, in this round or any other
     kernel_names = {a["kernel"] for a in catalog.afalg() if a["name"] in algorithms}
-    return "".join(json.dumps(line) + "\n" for line in [*done.lines, *drivers.driver_lines(kernel_names)])
+    return "".join(json.dumps(line) + "\n" for line in [*lines, *drivers.driver_lines(kernel_names)])
 
 
 def unavailable(bench: Bench) -> SslperfError:
@@ -253,13 +372,25 @@ def unavailable(bench: Bench) -> SslperfError:
 
 def to_json(bench: Bench) -> dict:
     """The analysis, as the last line of `--json` output."""
-    return {"type": "afalg-analysis", "library": bench.library, "af_alg": bench.af_alg, "algorithms": [
+    def figures(side: str, samples: Samples | None) -> dict:
+        wall, cpu = (samples.wall, samples.cpu) if samples else (None, None)
+        return {f"{side}_rounds": samples.n if samples else 0,
+                f"{side}_wall_Bps": wall.median if wall else None,
+                f"{side}_wall_ci": [wall.ci_low, wall.ci_high] if wall else None,
+                f"{side}_cpu_Bps": cpu.median if cpu else None,
+                f"{side}_cpu_ci": [cpu.ci_low, cpu.ci_high] if cpu else None}
+
+    def clearly(a: Algorithm, s: int) -> str | None:
+        if s not in a.kernel or s not in a.user:
+            return None
+        return {1: "kernel", -1: "library", 0: "not clearly"}[config.separated(a.kernel[s].wall, a.user[s].wall)]
+
+    return {"type": "afalg-analysis", "library": bench.library, "af_alg": bench.af_alg, "rounds": bench.rounds,
+            "seconds_per_round": bench.seconds, "algorithms": [
         {"alg": a.name, "kernel_name": a.kernel_name, "status": a.status, "reason": a.reason,
          "driver": (a.driver or {}).get("driver"), "wall_threshold": a.wall_threshold,
-         "cpu_threshold": a.cpu_threshold, "verdict": verdict(a),
-         "sizes": [{"size": s,
-                    "kernel_wall_Bps": a.kernel[s].wall_rate if s in a.kernel else None,
-                    "user_wall_Bps": a.user[s].wall_rate if s in a.user else None,
-                    "kernel_cpu_Bps": a.kernel[s].cpu_rate if s in a.kernel else None,
-                    "user_cpu_Bps": a.user[s].cpu_rate if s in a.user else None} for s in a.sizes]}
+         "cpu_threshold": a.cpu_threshold, "wall_median_threshold": a.wall_median_threshold,
+         "cpu_median_threshold": a.cpu_median_threshold, "verdict": verdict(a),
+         "sizes": [{"size": s, **figures("kernel", a.kernel.get(s)), **figures("user", a.user.get(s)),
+                    "wall_faster": clearly(a, s)} for s in a.sizes]}
         for a in bench.algorithms.values()]}

@@ -9,11 +9,15 @@ import math
 from dataclasses import dataclass
 
 
+NEVER = "the kernel driver never wins in the sizes measured; left to userspace"
+
+
 @dataclass
 class Crossover:
     cipher: str                  # OpenSSL's name, e.g. AES-256-CBC
     threshold: int | None        # smallest request size from which the kernel wins; None: it never does
     points: list[tuple[int, float, float]]   # (size, kernel bytes/s, userspace bytes/s)
+    why: str = ""                # with no threshold: why not, when there is more to say than "never wins"
 
 
 def crossover(kernel: dict[int, float], user: dict[int, float]) -> int | None:
@@ -31,12 +35,50 @@ def crossover(kernel: dict[int, float], user: dict[int, float]) -> int | None:
         first -= 1
     if first == 0:
         return sizes[0] if wins[0] else None
-    lo, hi = sizes[first - 1], sizes[first]
-    # ratio kernel/user crosses 1 between lo and hi: interpolate log(ratio) against log(size)
+    return _interpolate(sizes[first - 1], sizes[first], kernel, user)
+
+
+def _interpolate(lo: int, hi: int, kernel: dict[int, float], user: dict[int, float]) -> int:
+    """The ratio kernel/user crosses 1 between lo and hi: interpolate
+    log(ratio) against log(size), rounded up to whole cipher blocks."""
     r_lo, r_hi = math.log(kernel[lo] / user[lo]), math.log(kernel[hi] / user[hi])
     t = r_lo / (r_lo - r_hi)
     size = math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo)))
-    return int(math.ceil(size / 16) * 16)          # whole cipher blocks
+    return int(math.ceil(size / 16) * 16)
+
+
+def separated(kernel, user) -> int:
+    """1 if the kernel's 95% CI lies wholly above the library's, -1 if wholly
+    below, 0 if they overlap (not clearly either way). Each is a summary with
+    ci_low and ci_high (sslperf.stats.Summary); one round is its own interval."""
+    if kernel.ci_low > user.ci_high:
+        return 1
+    return -1 if kernel.ci_high < user.ci_low else 0
+
+
+def clear_crossover(kernel: dict, user: dict) -> int | None:
+    """The crossover with rounds: per size a summary over rounds (median and
+    95% CI, sslperf.stats.Summary). The kernel must win clearly — its CI
+    wholly above the library's — at the threshold's measured size S and every
+    larger one; None when it does not at the largest. Below S: if the next
+    smaller size is a clear loss (CI wholly below), the crossover lies
+    between the two and is interpolated on the medians as crossover() does;
+    if the CIs overlap there, nothing below S is claimed and the threshold is
+    S itself. With one round each interval is the figure itself, and this is
+    crossover() on the single figures."""
+    sizes = sorted(set(kernel) & set(user))
+    clear = [separated(kernel[s], user[s]) for s in sizes]
+    if not sizes or clear[-1] != 1:
+        return None
+    first = len(clear) - 1
+    while first > 0 and clear[first - 1] == 1:
+        first -= 1
+    if first == 0:
+        return sizes[0]
+    lo, hi = sizes[first - 1], sizes[first]
+    if clear[first - 1] == 0:
+        return hi
+    return _interpolate(lo, hi, {s: kernel[s].median for s in (lo, hi)}, {s: user[s].median for s in (lo, hi)})
 
 
 def crossovers(kernel_run, user_run) -> list[Crossover]:
@@ -72,7 +114,7 @@ def engine_config(results: list[Crossover], engine: str = "afalg", digests: list
     settings = ["USE_SOFTDRIVERS = 0"]
     for c in results:
         if c.threshold is None:
-            comments.append(f"{c.cipher}: the kernel driver never wins in the sizes measured; left to userspace")
+            comments.append(f"{c.cipher}: {c.why or NEVER}")
     if engine == "afalg":
         listed = ", ".join(f"{c.cipher}:{c.threshold}" for c in winners)
         settings.append(f"CIPHERS = {listed}" if listed else "CIPHERS = NONE")
@@ -87,7 +129,7 @@ def engine_config(results: list[Crossover], engine: str = "afalg", digests: list
         everywhere = [d for d in digests if d.threshold is not None and d.threshold == min(s for s, _, _ in d.points)]
         for d in digests:
             if d.threshold is None:
-                comments.append(f"{d.cipher}: the kernel driver never wins in the sizes measured; left to userspace")
+                comments.append(f"{d.cipher}: {d.why or NEVER}")
             elif d not in everywhere:
                 comments.append(f"{d.cipher}: wins only from {d.threshold} bytes; digests cannot switch by size "
                                 "in either engine, so it is left to userspace")

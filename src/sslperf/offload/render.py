@@ -9,7 +9,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from sslperf.offload.bench import Bench, verdict
-from sslperf.offload.config import Crossover
+from sslperf.offload.config import Crossover, separated
+from sslperf.stats import NOISY_CI
 
 
 def print_scan(report: dict, show_all: bool, console: Console) -> None:
@@ -50,38 +51,68 @@ def print_crossovers(results: list[Crossover], console: Console) -> None:
 
 def print_bench(bench: Bench, console: Console) -> None:
     """`offload bench`: MB/s per algorithm and size on each side (and per CPU
-    second where the recording has CPU times), then a verdict per algorithm."""
-    def rate(value: float | None) -> str:
-        return "" if value is None else f"{value / 1e6:,.1f}"
+    second where the recording has CPU times), each the median over rounds
+    with its 95% CI half-width, the ratio marked where the two CIs overlap;
+    then a verdict per algorithm."""
+    samples = [x for a in bench.algorithms.values() for x in [*a.kernel.values(), *a.user.values()]]
+    fewest = min((x.n for x in samples), default=1)
+    with_ci = fewest > 1
 
-    timings = [t for a in bench.algorithms.values() for t in [*a.kernel.values(), *a.user.values()]]
-    with_cpu = any(t.cpu_ns for t in timings)
+    def rate(summary) -> str:
+        if summary is None:
+            return ""
+        text = f"{summary.median / 1e6:,.1f}"
+        if with_ci:
+            width = summary.ci_half_width * 100
+            text += f" [{'yellow' if summary.ci_half_width > NOISY_CI else 'dim'}]±{width:.1f}%[/]"
+        return text
+
+    with_cpu = any(x.cpu for x in samples)
     with_kernel = bench.measured_kernel
     title = f"AF_ALG against {bench.library}" if with_kernel else f"{bench.library}, library side only"
-    table = Table(title=f"{escape(title)}: MB/s" + (" per elapsed and per CPU second" if with_cpu else ""))
+    how = f"median ±95% CI over {bench.rounds} rounds" if with_ci else "one round, no CI"
+    table = Table(title=f"{escape(title)}: MB/s" + (" per elapsed and per CPU second" if with_cpu else "")
+                  + f" ({how})")
     columns = ["algorithm", "size", "kernel", "library", "kernel/library"] if with_kernel else \
         ["algorithm", "size", "library"]
     if with_cpu:
         columns += ["kernel per CPU s", "library per CPU s", "kernel sys"] if with_kernel else ["library per CPU s"]
     for column in columns:
         table.add_column(column, justify="left" if column == "algorithm" else "right")
+    overlap = False
     for alg in bench.algorithms.values():
         for i, size in enumerate(alg.sizes or [None]):
             k, u = alg.kernel.get(size), alg.user.get(size)
             ratio = f"{k.wall_rate / u.wall_rate:.2f}x" if k and u else ""
-            if k and u and k.wall_rate > u.wall_rate:
+            clear = separated(k.wall, u.wall) if k and u else None
+            if clear == 1:
                 ratio = f"[bold green]{ratio}[/]"
-            kernel = [rate(k.wall_rate if k else None)] if with_kernel else []
-            row = [alg.name if i == 0 else "", str(size or ""), *kernel, rate(u.wall_rate if u else None)]
+            elif clear == 0 and with_ci:
+                ratio, overlap = f"[yellow]{ratio} ≈[/]", True
+            kernel = [rate(k.wall if k else None)] if with_kernel else []
+            row = [alg.name if i == 0 else "", str(size or ""), *kernel, rate(u.wall if u else None)]
             row += [ratio] if with_kernel else []
             if with_cpu and with_kernel:
-                sys_share = f"{k.sys_ns / k.cpu_ns:.0%}" if k and k.cpu_ns and k.sys_ns is not None else ""
-                row += [rate(k.cpu_rate if k else None), rate(u.cpu_rate if u else None), sys_share]
+                share = k.sys_share if k else None
+                row += [rate(k.cpu if k else None), rate(u.cpu if u else None),
+                        "" if share is None else f"{share:.0%}"]
             elif with_cpu:
-                row += [rate(u.cpu_rate if u else None)]
+                row += [rate(u.cpu if u else None)]
             table.add_row(*row)
         table.add_section()
     console.print(table)
+    if with_ci:
+        seconds = f" of {bench.seconds:g} s" if bench.seconds else ""
+        note = (f"{bench.rounds} rounds{seconds} per size and side, each a fresh harness process; ±: half the "
+                "95% CI of the median over rounds")
+        if fewest < 6:
+            note += (f" — with {fewest} rounds that interval is the rounds' \\[min, max], which holds the median "
+                     f"with only {1 - 2 * 0.5 ** fewest:.0%} confidence; --rounds 6 or more for a full 95%")
+        if with_kernel:
+            note += "; green: the kernel's CI lies above the library's" + \
+                ("; ≈: the CIs overlap, not clearly faster or slower" if overlap else "") + \
+                ". A threshold needs such a clear win at its size and every larger one"
+        console.print(note + ".", style="dim")
     for alg in bench.algorithms.values():
         if not with_kernel and alg.status == "ok":
             continue
@@ -89,6 +120,9 @@ def print_bench(bench: Bench, console: Console) -> None:
         about = escape(alg.kernel_name) + (f", driver {escape(driver['driver'])}" if driver.get("driver") else "") \
             + (f", {driver['kind']}" if driver.get("kind") else "")
         console.print(f"{alg.name} ({about}): {escape(verdict(alg))}")
+    if with_kernel and not with_ci:
+        console.print("One round: each figure is a single measurement, with no CI; thresholds compare those "
+                      "figures (`--rounds` gives several).", style="dim")
     if not with_kernel:
         why = f"AF_ALG is not available here ({escape(bench.reason)})" if not bench.af_alg else "--user-only"
         console.print(f"[yellow]Only the library was timed[/]: {why}; there is no crossover to find.")

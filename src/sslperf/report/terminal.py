@@ -29,6 +29,22 @@ def micros(us: float) -> str:
     return f"{us:,.1f} µs" if us >= 10 else f"{us:.2f} µs"
 
 
+def instructions(count: float) -> str:
+    return f"{count:,.0f} instr" if count >= 100 else f"{count:.1f} instr"
+
+
+def per_op(m: Measurement, metric: str) -> str:
+    """The cost of one operation: µs of time, or instructions."""
+    return instructions(m.instructions_per_op()) if metric == "instructions" else micros(m.micros_per_op(metric))
+
+
+def _headline(m: Measurement, metric: str, median: float) -> str:
+    if metric == "instructions":
+        per = m.instructions_per_op()
+        return f"{per / m.bytes_per_op:.2f} instr/B" if m.unit == "bytes" and m.bytes_per_op else instructions(per)
+    return throughput(median) if m.unit == "bytes" else rate(median)
+
+
 def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
     if m is None:
         return Text("")
@@ -37,14 +53,16 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
     s = m.summary(metric)
     if s is None:
         return Text("no samples", style="dim")
-    value = throughput(s.median) if m.unit == "bytes" else rate(s.median)
+    value = _headline(m, metric, s.median)
     text = Text(value, style="bold green" if fastest else "")
     if s.n == 1:
         text.append(" (one reported figure)", style="dim")
     else:
         _append_ci(text, s)
-    if m.unit == "ops":
-        text.append(f" ({micros(m.micros_per_op(metric))})", style="dim")
+    if m.unit == "ops" and metric != "instructions":
+        text.append(f" ({per_op(m, metric)})", style="dim")
+    elif m.unit == "bytes" and metric == "instructions":
+        text.append(f" ({per_op(m, metric)})", style="dim")
     if fastest:
         text.append(" ★", style="bold green")
     return text
@@ -70,7 +88,9 @@ def tables(run: Run, metric: str = "wall") -> list:
             out.append(_TABLES[kind](group, rows, libs, metric))
             continue
         unit = "throughput" if sample.unit == "bytes" or families.family(sample.family).throughput else "op/s"
-        table = Table(title=f"{group} ({unit}, median ±95% CI, {metric} time)", title_justify="left")
+        what = "instructions per operation, median of the worker processes" if metric == "instructions" else \
+            f"{unit}, median ±95% CI, {metric} time"
+        table = Table(title=f"{group} ({what})", title_justify="left")
         table.add_column("case")
         for lib in libs:
             table.add_column(escape(lib), justify="right")
@@ -126,8 +146,8 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
             if s is None:
                 cells.append(_status(m))
                 continue
-            us = m.micros_per_op(metric)
-            text = Text(micros(us))
+            us = m.instructions_per_op() if metric == "instructions" else m.micros_per_op(metric)
+            text = Text(per_op(m, metric))
             _append_ci(text, s)
             if lib in naive and alternatives:
                 saving = 1 - us / naive[lib]
@@ -155,12 +175,14 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
             if s is None:
                 cells.append(_status(m))
                 continue
-            text = Text(micros(m.micros_per_op(metric)), style="bold green" if m is best else "")
+            text = Text(per_op(m, metric), style="bold green" if m is best else "")
             _append_ci(text, s)
             client, server = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
             if client is not None and server is not None:
                 text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
-            text.append(f"\n{s.median:,.0f}/s" + (" ★" if m is best else ""), style="bold green" if m is best else "")
+            if metric != "instructions":
+                text.append(f"\n{s.median:,.0f}/s" + (" ★" if m is best else ""),
+                            style="bold green" if m is best else "")
             cells.append(text)
         table.add_row(escape(next(iter(per_lib.values())).label), *cells)
     return table
@@ -240,6 +262,11 @@ def header(run: Run) -> Group:
         lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
                  f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
                  f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
+    placement = env.get("placement") or {}
+    if "server_cpu" in placement:
+        lines.append(f"loopback server pinned to CPU {placement['server_cpu']}, client to CPU {placement['client_cpu']}")
+    if "thread_cpus" in placement:
+        lines.append(f"threads on CPUs {', '.join(map(str, placement['thread_cpus']))}")
     if not env.get("imported") and "pinned_cpu" in env:
         where = f"pinned to CPU {env['pinned_cpu']}" if env["pinned_cpu"] is not None else "[yellow]not pinned[/]"
         lines.append(f"workers {where}, {run.settings.get('processes', 1)} worker processes per case and library")

@@ -1,0 +1,77 @@
+"""`sslperf noise`: measure this machine's noise floor (an A/A experiment)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from sslperf.cli.common import find_libs, measure, placement_options, settings
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@click.command()
+@click.option("--lib", "-l", "lib_name", default="system", show_default=True, help="The library to measure twice.")
+@click.option("--runs", "count", type=click.IntRange(2, 20), default=3, show_default=True,
+              help="Back-to-back runs (each with the library as two columns).")
+@click.option("--threshold", type=click.FloatRange(0, 100), default=2.0, show_default=True,
+              help="The plain threshold in %, to count the false verdicts it would give.")
+@click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
+@click.option("--json", "as_json", is_flag=True)
+@placement_options
+@click.pass_context
+def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, processes) -> None:
+    """Measure the noise floor of this machine: the quick primitives suite
+    with one library as two columns (the same binary in its own worker
+    processes), run back to back. Per family it keeps the largest change
+    seen within a run and across runs; `compare` then calls no change
+    smaller than that floor (and says so).
+
+    \b
+    Example:
+      sslperf noise --runs 3
+      sslperf compare RUN_A RUN_B        # uses the floor measured here
+    """
+    from sslperf.cli.common import open_store
+    from sslperf.measure import environment, suites
+    from sslperf.noise import floor
+
+    [lib] = find_libs((lib_name,))
+    depth = suites.DEPTHS["quick"]
+    run_settings = settings(depth.target_ms, depth.samples, cpu, no_pin, processes)
+    cases = suites.select(suites.suite("quick"), patterns)
+    done = []
+
+    def one(libs):
+        err_console.print(f"[dim]A/A run {len(done) + 1} of {count} ({len(cases)} cases × 2 columns)…[/dim]")
+        done.append(measure(ctx, libs, cases, run_settings, "sslperf noise", {"suite": "noise"}))
+        return done[-1]
+
+    runs = floor.experiment(lib, count, one)
+    floors = floor.floors(runs, lib.name, threshold / 100)
+    env = runs[0].environment
+    open_store(ctx).save_floors(env["host"], environment.capture()["time"], lib.name, [f.as_dict() for f in floors],
+                                [r.id for r in runs])
+    if as_json:
+        click.echo(json.dumps({"host": env["host"], "runs": [r.id for r in runs],
+                               "floors": [f.as_dict() for f in floors]}, indent=1))
+        return
+    table = Table(title=f"noise floor of {env['host']} ({env.get('cpu_model')}), {lib.name}, "
+                        f"{count} runs; largest |change| seen", title_justify="left")
+    for column in ("family", "within a run", f"false verdicts at {threshold:g}%", "across runs",
+                   f"false verdicts at {threshold:g}%"):
+        table.add_column(column, justify="left" if column == "family" else "right")
+    by = {(f.kind, f.family): f for f in floors}
+    for family in sorted({f.family for f in floors}):
+        cells = [family]
+        for kind in ("within", "across"):
+            f = by.get((kind, family))
+            cells += [f"{f.floor * 100:.1f}%", f"{f.false_verdicts} of {f.comparisons}"] if f else ["", ""]
+        table.add_row(*cells)
+    console.print(table)
+    console.print(f"[dim]stored for {env['host']}; runs {', '.join(r.id for r in runs)}. `sslperf compare` now "
+                  "calls no change smaller than these floors.[/dim]")

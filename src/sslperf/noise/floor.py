@@ -1,0 +1,61 @@
+"""The A/A experiment and the floor it gives.
+
+Within a run: the library and a second copy of it (its own worker
+processes, the same binary) as two columns; a case's paired change between
+them is pure noise. Across runs: the same library in run k against run 1.
+Per family and kind the floor is the largest |change| seen — a verdict
+must exceed it — together with how many false verdicts the plain 2%
+threshold would have given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from sslperf.compare import Column, compare
+from sslperf.libs.model import Lib
+from sslperf.results import Run
+
+TWIN = "#2"          # the second column of the within-run experiment: LIB#2
+
+
+@dataclasses.dataclass
+class Floor:
+    kind: str                 # "within" (two columns of one run) or "across" (run k against run 1)
+    family: str
+    floor: float              # largest |ratio - 1| seen
+    comparisons: int
+    false_verdicts: int       # of those, called faster/slower at the plain threshold
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def twin(lib: Lib) -> Lib:
+    """A second column of the same library (its own worker processes)."""
+    return dataclasses.replace(lib, name=lib.name + TWIN)
+
+
+def floors(runs: list[Run], lib: str, threshold: float = 0.02) -> list[Floor]:
+    """The floors an A/A experiment's runs give, per kind and family."""
+    seen: dict[tuple[str, str], list] = {}
+    by_id = {run.id: run for run in runs}
+    for run in runs:
+        result = compare([Column("a", run.id, lib), Column("b", run.id, lib + TWIN)], by_id, threshold=threshold)
+        for row in result.rows:
+            if row.changes[1] is not None:
+                seen.setdefault(("within", row.cells[0].family), []).append(row.changes[1])
+    for run in runs[1:]:
+        result = compare([Column("1", runs[0].id, lib), Column("k", run.id, lib)], by_id, threshold=threshold)
+        for row in result.rows:
+            if row.changes[1] is not None:
+                seen.setdefault(("across", row.cells[0].family), []).append(row.changes[1])
+    return [Floor(kind, family, max(abs(c.ratio - 1) for c in changes), len(changes),
+                  sum(c.verdict in ("faster", "slower") for c in changes))
+            for (kind, family), changes in sorted(seen.items())]
+
+
+def experiment(lib: Lib, count: int, measure: Callable[[list[Lib]], Run]) -> list[Run]:
+    """`count` back-to-back runs of `lib` and its twin (`measure` runs one)."""
+    return [measure([lib, twin(lib)]) for _ in range(count)]
