@@ -78,8 +78,8 @@ def main() -> None:
           f"library (median of {args.runs} runs, {min(seconds):.0f}-{max(seconds):.0f} s per run)")
     print(f"A/A within one run ({libs[0].name} as two columns, paired, 2% threshold): {within} of {within_n} "
           f"({100 * within / max(within_n, 1):.1f}%) called faster/slower, over {args.floor_runs} runs")
-    print("noise floor (largest A/A change): " + ", ".join(f"{family} {kind} {value:.1%}"
-                                                         for (kind, family), value in sorted(table.items())))
+    print("noise floor (95th percentile of the A/A changes; the largest in brackets): " + ", ".join(
+        f"{f.family} {f.kind} {f.floor:.1%} ({f.largest:.1%})" for f in sorted(floors, key=lambda f: (f.kind, f.family))))
     for lib in libs:
         for floors_used, label in ((None, "2% threshold"), (table, "measured floor")):
             called = total = 0

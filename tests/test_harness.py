@@ -168,3 +168,33 @@ def test_instructions_without_valgrind_is_a_clear_error(sslperf_dirs):
     result = run_cli("speed", "--metric", "instructions", "--case", "kex/x25519/derive", env={"PATH": "/nonexistent"})
     assert result.returncode == 2 and "valgrind" in result.stderr and "apt-get install valgrind" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path, monkeypatch):
+    """The paired verdict on real workers: the system library against a
+    second copy of itself is `~`; the same library without AES-NI (a run of
+    its own) is much slower on AES-GCM."""
+    from sslperf.compare import Column, compare
+    from sslperf.noise.floor import twin
+
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(tmp_path))
+    system = find_system()
+    case = parse_case("cipher/aes-128-gcm/encrypt/1350")
+    runner = Runner([system, twin(system)], Settings(5, 10, processes=5))
+    try:
+        aa = runner.measure([case])
+    finally:
+        runner.close()
+    same = compare([Column("a", aa.id, system.name), Column("b", aa.id, twin(system).name)], {aa.id: aa},
+                   threshold=0.05).rows[0].changes[1]
+    assert same.method == "paired" and same.verdict == "~", same
+    if "aes" not in environment.capture()["cpu_flags"]:
+        pytest.skip("this CPU has no AES-NI to mask")
+    runner = Runner([system], Settings(5, 10, mask="no-aesni", processes=5))
+    try:
+        masked = runner.measure([case])
+    finally:
+        runner.close()
+    slower = compare([Column("plain", aa.id, system.name), Column("masked", masked.id, system.name)],
+                     {aa.id: aa, masked.id: masked}).rows[0].changes[1]
+    assert slower.method == "processes" and slower.verdict == "slower" and slower.high < 0.7, slower

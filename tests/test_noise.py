@@ -54,3 +54,25 @@ def test_noise_command_stores_a_floor_that_compare_uses(sslperf_dirs):
     table = run_cli("compare", f"{a}:system", f"{b}:system")
     assert table.returncode == 0, table.stderr
     assert "noise floor of" in table.stdout and "applies" in table.stdout
+
+
+def test_one_burst_does_not_set_the_floor():
+    """21 cases: 20 move by about 1% between two runs, one by 30% (a burst of
+    interference). The floor is the 95th percentile, not that one outlier."""
+    def run_of(levels_by_case):
+        run = Run.new({}, {"host": "h"})
+        run.libs = [LibInfo(n, "openssl", "1", n, "default", "built") for n in ("x", "x" + TWIN)]
+        for case, level in levels_by_case.items():
+            for index, name in enumerate(("x", "x" + TWIN)):
+                rates = [level + j for _ in range(5) for j in JITTER]
+                pids = [100 * (index + 1) + p for p in range(5) for _ in JITTER]
+                run.measurements.append(Measurement(case, "kex", "key exchange", case, "derive", None, "record",
+                                                    name, "ok", None, "ops", 0, rates, [10 ** 9] * len(rates),
+                                                    [10 ** 9] * len(rates), extra={"process": pids}))
+        return run
+    cases = [f"kex/c{i}/derive" for i in range(21)]
+    first = run_of({c: 1000 for c in cases})
+    second = run_of({c: (1300 if i == 0 else 1010) for i, c in enumerate(cases)})
+    [across] = [f for f in floors([first, second], "x") if f.kind == "across"]
+    assert across.comparisons == 21 and abs(across.largest - 0.30) < 0.01
+    assert abs(across.floor - 0.01) < 0.002

@@ -93,6 +93,19 @@ def test_libraries_alternate_in_rounds_across_processes(log):
     assert sample_order(log) == ["a", "b", "a", "b", "b", "a"] * 2
 
 
+def test_a_cases_processes_are_spread_over_the_run(log):
+    second = Case("kex/x448/derive", "kex", "x448", "derive")
+    runner = Runner([FakeLib("a")], Settings(target_ms=10, samples=4, processes=2))
+    try:
+        runner.measure([CASE, second])
+    finally:
+        runner.close()
+    cases = [line.split()[1] for _, line in log.requests if line.startswith("sample")]
+    # pass 1 (warm-up + 2 rounds of each case), then pass 2 in fresh workers: never all of one case first
+    assert cases == [CASE.id] * 3 + [second.id] * 3 + [CASE.id] * 3 + [second.id] * 3
+    assert log.started == 1 + 2          # the info worker, then one per pass
+
+
 def test_samples_come_from_several_worker_processes(log):
     result = run(Settings(target_ms=10, samples=6, processes=3))
     for m in result.measurements:

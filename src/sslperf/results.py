@@ -111,6 +111,9 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     finished: str | None = None
     complete: bool = False
+    # "running" (still going, or killed), "complete", "interrupted" or "crashed", set by
+    # measure.session.recorded; None for imports and merges until the store gives them one.
+    state: str | None = None
 
     @staticmethod
     def new(settings: dict, environment: dict) -> Run:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
 import sslperf
 from sslperf.cli.api import api
+from sslperf.cli.common import make_console
 from sslperf.cli.compare import compare
 from sslperf.cli.imports import import_cmd
 from sslperf.cli.libs import libs
@@ -24,7 +24,8 @@ from sslperf.cli.speed import speed
 from sslperf.cli.tls import tls
 from sslperf.errors import SslperfError
 
-err_console = Console(stderr=True, highlight=False)
+err_console = make_console(stderr=True)
+EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 (usage) or 2 (input)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -41,7 +42,8 @@ def cli(ctx: click.Context, db: str | None) -> None:
     explain them.
 
     Exit codes: 0 success, 1 usage error, 2 bad input or environment,
-    3 a build failed, 4 a regression (compare --fail-above), 130 interrupted.
+    3 a build failed, 4 a regression (compare --fail-above), 70 a bug in
+    sslperf (with its traceback), 130 interrupted.
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
@@ -75,6 +77,19 @@ def main(argv: list[str] | None = None) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         err_console.print("interrupted.")
         sys.exit(130)
+    except OSError as exc:              # a path the user gave that cannot be read or written
+        where = f" {exc.filename}" if exc.filename else ""
+        print_error(SslperfError(f"Cannot use{where}: {exc.strerror or exc}.",
+                                 hint="Check the path and its permissions (a directory that exists and that you "
+                                 "can write to for --out)."))
+        sys.exit(2)
+    except Exception:                   # a bug in sslperf: say so, with the traceback to report
+        import traceback
+
+        traceback.print_exc()
+        err_console.print(f"[bold red]internal error:[/] this is a bug in sslperf, not in your input; please "
+                          f"report it with the traceback above. (exit code {EXIT_BUG})")
+        sys.exit(EXIT_BUG)
     sys.exit(0)
 
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 
 import click
-from rich.console import Console
 
 from sslperf.measure import suites
-from sslperf.cli.common import METRIC_HELP, find_libs, measure, placement_options, settings, show
+from sslperf.cli.common import METRIC_HELP, find_libs, make_console, measure, placement_options, settings, show
 from sslperf.measure.session import certificates
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
 
 
 @click.command()
@@ -25,7 +24,8 @@ console = Console(highlight=False, soft_wrap=True)
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @placement_options
 @click.pass_context
-def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, cpu, no_pin, processes) -> None:
+def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, cpu, no_pin, fixed_layout,
+        processes) -> None:
     """µs per call of the same work done different ways: implicit vs explicit
     fetch, reused contexts and key schedules, HMAC context duplication, the
     cost of a fetch and of SSL_CTX_new, CA file vs hashed directory, PEM
@@ -39,7 +39,7 @@ def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, c
     cases = suites.select(suites.api_cases(), patterns)
     libs = find_libs(lib_names)
     with certificates(libs[0]) as workdir:     # for the CA-store and PEM cases
-        run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric), "sslperf api", {"suite": "api"},
+        run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout), "sslperf api", {"suite": "api"},
                       {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
     show(run, as_json, console, metric)
     if as_json:

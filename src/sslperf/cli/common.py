@@ -10,6 +10,14 @@ import click
 from sslperf.errors import SslperfError
 
 
+def make_console(stderr: bool = False):
+    """The verbs' console: no syntax highlighting and no emoji codes, so user
+    text such as `root:x:0:0` prints as it is; long lines are not cut."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+
+
 def open_store(ctx: click.Context):
     """The Store for this invocation (opened once; --db or SSLPERF_DB, else SQLite in the data dir)."""
     from sslperf.store import Store
@@ -61,6 +69,10 @@ def placement_options(command):
                            help="Worker processes per case and library (default 5; 3 for --metric instructions, "
                                 "one count each); the samples are spread over them, so the CI covers what "
                                 "differs between processes.")(command)
+    command = click.option("--fixed-layout", is_flag=True,
+                           help="Turn off address-space randomisation in the workers, so every process has the same "
+                                "memory layout: steadier run-to-run figures of one library (a CI gate), but a "
+                                "comparison of two libraries then rests on one layout each.")(command)
     command = click.option("--no-pin", is_flag=True,
                            help="Let the workers float between CPUs (not recommended: more run-to-run swing).")(command)
     command = click.option("--cpu", type=int, metavar="N",
@@ -75,7 +87,7 @@ INSTRUCTIONS_BATCH_MS = 2.0       # native time of the counted batch: under valg
 
 
 def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, processes: int | None,
-             mask: str | None = None, metric: str = "wall"):
+             mask: str | None = None, metric: str = "wall", fixed_layout: bool = False):
     """The runner's Settings from the verbs' options (the CPU checked before anything runs)."""
     from sslperf.measure import instructions, pinning
     from sslperf.measure.runner import PROCESSES, Settings
@@ -85,4 +97,36 @@ def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, proces
         processes = processes or 3
         return Settings(INSTRUCTIONS_BATCH_MS, processes, mask, processes=processes,
                         cpu=pinning.choose(cpu, not no_pin), counter="instructions")
-    return Settings(time_ms, samples, mask, processes=processes or PROCESSES, cpu=pinning.choose(cpu, not no_pin))
+    return Settings(time_ms, samples, mask, processes=processes or PROCESSES, cpu=pinning.choose(cpu, not no_pin),
+                    fixed_layout=fixed_layout)
+
+
+def output_file(ctx, param, value):
+    """Click callback for --out FILE: its directory is made if missing, and
+    must be writable — checked before any work, so a long run is never lost
+    to a bad output path."""
+    if value is not None:
+        _writable_dir(value.parent, f"--out {value}")
+        if value.is_dir():
+            raise SslperfError(f"--out {value} is a directory; give a file name.")
+    return value
+
+
+def output_dir(ctx, param, value):
+    """Click callback for --out DIR: made if missing, and writable."""
+    if value is not None:
+        _writable_dir(value, f"--out {value}")
+    return value
+
+
+def _writable_dir(path, what: str) -> None:
+    import os
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SslperfError(f"Cannot use {what}: cannot make the directory {path} ({exc.strerror or exc}).",
+                           hint="Choose a place you can write to; nothing was measured.") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise SslperfError(f"Cannot use {what}: the directory {path} is not writable.",
+                           hint="Choose a place you can write to; nothing was measured.")

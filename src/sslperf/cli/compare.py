@@ -6,12 +6,11 @@ import json
 import sys
 
 import click
-from rich.console import Console
 
-from sslperf.cli.common import open_store
+from sslperf.cli.common import make_console, open_store
 from sslperf.errors import SslperfError
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
 EXIT_REGRESSION = 4
 
 

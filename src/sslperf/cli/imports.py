@@ -6,12 +6,11 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from sslperf.cli.common import open_store
+from sslperf.cli.common import make_console, open_store
 from sslperf.errors import SslperfError
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
 FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json")
 
 
@@ -36,7 +35,7 @@ def import_cmd(ctx, files, lib_name, fmt, show) -> None:
     store = open_store(ctx)
     parsed = []
     for name in files:       # parse everything first: a bad file imports nothing
-        text = sys.stdin.read() if name == "-" else _read(Path(name))
+        text = sys.stdin.buffer.read() if name == "-" else _read(Path(name))
         try:
             parsed.append((name, importers.parse(text, fmt, lib_name, name)))
         except SslperfError as exc:
@@ -54,8 +53,8 @@ def import_cmd(ctx, files, lib_name, fmt, show) -> None:
             print_run(run, console)
 
 
-def _read(path: Path) -> str:
+def _read(path: Path) -> bytes:
     try:
-        return path.read_text(errors="replace")
+        return path.read_bytes()          # decoded once, by the importer, the same as standard input
     except OSError as exc:
         raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None

@@ -7,16 +7,16 @@ import os
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from sslperf.cli.common import make_console
 from sslperf.errors import SslperfError
 from sslperf.libs import build as builder
 from sslperf.libs import catalog, describe, installed, sources, variants, versions
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
 
 
 @click.group()
@@ -271,8 +271,20 @@ def add_cmd(name: str, prefix: Path) -> None:
 
 @libs.command("remove")
 @click.argument("names", nargs=-1, required=True)
-def remove_cmd(names: tuple[str, ...]) -> None:
-    """Delete built libraries from the cache, or forget registered ones."""
+@click.pass_context
+def remove_cmd(ctx, names: tuple[str, ...]) -> None:
+    """Delete built libraries from the cache, or forget registered ones (exact names only)."""
+    from sslperf.cli.common import open_store
+
     for name in names:
         lib = installed.remove(name)
         console.print(f"removed {escape(lib.name)}" + (f" ({lib.home})" if lib.home else ""))
+        runs = [row["id"] for row in open_store(ctx).list() if lib.name in row["libs"]]
+        if runs:
+            console.print(f"  {len(runs)} stored run(s) measured it ({', '.join(runs[:3])}{' …' if len(runs) > 3 else ''}); "
+                          "they are kept and stay readable, but cannot measure it again until it is rebuilt")
+        siblings = [other.name for other in installed.built_libs()
+                    if other.flavor == lib.flavor and other.version == lib.version]
+        if siblings:
+            console.print(f"  other builds of {escape(lib.flavor)} {escape(lib.version)} are kept: "
+                          f"{escape(', '.join(siblings))}")

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from sslperf.cli.common import find_libs, measure, placement_options, settings
+from sslperf.cli.common import find_libs, make_console, measure, placement_options, settings
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 @click.command()
@@ -24,7 +23,7 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 @click.option("--json", "as_json", is_flag=True)
 @placement_options
 @click.pass_context
-def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, processes) -> None:
+def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, fixed_layout, processes) -> None:
     """Measure the noise floor of this machine: the quick primitives suite
     with one library as two columns (the same binary in its own worker
     processes), run back to back. Per family it keeps the largest change
@@ -42,7 +41,7 @@ def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, proce
 
     [lib] = find_libs((lib_name,))
     depth = suites.DEPTHS["quick"]
-    run_settings = settings(depth.target_ms, depth.samples, cpu, no_pin, processes)
+    run_settings = settings(depth.target_ms, depth.samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
     cases = suites.select(suites.suite("quick"), patterns)
     done = []
 
@@ -60,17 +59,18 @@ def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, proce
         click.echo(json.dumps({"host": env["host"], "runs": [r.id for r in runs],
                                "floors": [f.as_dict() for f in floors]}, indent=1))
         return
-    table = Table(title=f"noise floor of {env['host']} ({env.get('cpu_model')}), {lib.name}, "
-                        f"{count} runs; largest |change| seen", title_justify="left")
-    for column in ("family", "within a run", f"false verdicts at {threshold:g}%", "across runs",
-                   f"false verdicts at {threshold:g}%"):
+    table = Table(title=f"noise floor of {env['host']} ({env.get('cpu_model')}), {lib.name}, {count} runs: the 95th "
+                        "percentile of the A/A changes (the largest one)", title_justify="left")
+    for column in ("family", "within a run (largest)", f"false verdicts at {threshold:g}%",
+                   "across runs (largest)", f"false verdicts at {threshold:g}%"):
         table.add_column(column, justify="left" if column == "family" else "right")
     by = {(f.kind, f.family): f for f in floors}
     for family in sorted({f.family for f in floors}):
         cells = [family]
         for kind in ("within", "across"):
             f = by.get((kind, family))
-            cells += [f"{f.floor * 100:.1f}%", f"{f.false_verdicts} of {f.comparisons}"] if f else ["", ""]
+            cells += [f"{f.floor * 100:.1f}% ({f.largest * 100:.1f}%)", f"{f.false_verdicts} of {f.comparisons}"] \
+                if f else ["", ""]
         table.add_row(*cells)
     console.print(table)
     console.print(f"[dim]stored for {env['host']}; runs {', '.join(r.id for r in runs)}. `sslperf compare` now "

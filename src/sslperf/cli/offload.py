@@ -8,10 +8,11 @@ from pathlib import Path
 
 import click
 from click.core import ParameterSource
-from rich.console import Console
 from rich.markup import escape
 
-console = Console(highlight=False, soft_wrap=True)
+from sslperf.cli.common import make_console, output_file
+
+console = make_console()
 
 
 @click.group()
@@ -35,9 +36,13 @@ def scan_cmd(show_all: bool, source: Path | None, as_json: bool) -> None:
     text = None
     if source:
         try:
-            text = source.read_text()
+            text = source.read_bytes().decode("utf-8", errors="replace")
         except OSError as exc:
             raise SslperfError(f"Cannot read {source}: {exc.strerror}.") from None
+    if text is not None and not drivers.parse(text):
+        raise SslperfError(f"{source} holds no /proc/crypto entry (blocks of `name : …` and `driver : …` lines).",
+                           hint="Give a copy of /proc/crypto from the machine you want to examine "
+                           "(`cat /proc/crypto > crypto.txt` there).")
     report = drivers.scan(text)
     if as_json:
         click.echo(json.dumps(report, indent=1))
@@ -71,7 +76,7 @@ def config_cmd(kernel_output: Path, user_output: Path, engine: str) -> None:
     runs = []
     for path in (kernel_output, user_output):
         try:
-            runs.append(importers.parse(path.read_text(), source_name=str(path)))
+            runs.append(importers.parse(path.read_bytes(), source_name=str(path)))
         except OSError as exc:
             raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None
     results = config.crossovers(*runs)
@@ -93,6 +98,10 @@ def _sizes(ctx, param, value: str) -> list[int]:
     return sizes
 
 
+def _config_out(ctx, param, value):
+    return value if value is None or str(value) == "-" else output_file(ctx, param, value)
+
+
 @offload.command("bench")
 @click.option("--lib", "lib_name", default="system", show_default=True, help="The userspace library to compare with.")
 @click.option("--alg", "algorithms", multiple=True, metavar="ALG",
@@ -109,7 +118,7 @@ def _sizes(ctx, param, value: str) -> list[int]:
 @click.option("--from", "recording", type=click.Path(dir_okay=False, path_type=Path),
               help="Analyse recorded JSON lines (from `offload bench --json` elsewhere) instead of measuring.")
 @click.option("--engine", type=click.Choice(["afalg", "devcrypto"]), default="afalg", show_default=True)
-@click.option("--config-out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--config-out", type=click.Path(dir_okay=False, path_type=Path), callback=_config_out,
               help="Write the engine's openssl.cnf section with the measured thresholds to this file ('-': stdout).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the raw JSON lines and the analysis as a last line (a recording --from can read).")
@@ -152,7 +161,7 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
         raise click.BadParameter(f"unknown: {', '.join(unknown)} (one of {' '.join(known)})", param_hint="--alg")
     if recording:
         try:
-            text, source = recording.read_text(), str(recording)
+            text, source = recording.read_bytes().decode("utf-8", errors="replace"), str(recording)
         except OSError as exc:
             raise SslperfError(f"Cannot read {recording}: {exc.strerror}.") from None
     else:

@@ -9,15 +9,14 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from sslperf.cli.common import find_libs
+from sslperf.cli.common import find_libs, make_console, output_dir
 from sslperf.measure.session import certificates
 from sslperf.measure import suites
 from sslperf.profiling import record, render
 
-console = Console(highlight=False, soft_wrap=True)
-progress = Console(stderr=True, highlight=False, soft_wrap=True)
+console = make_console()
+progress = make_console(stderr=True)
 
 
 @click.command()
@@ -32,7 +31,7 @@ progress = Console(stderr=True, highlight=False, soft_wrap=True)
               help="How long the loop runs per library (under callgrind: simulated, so far fewer operations).")
 @click.option("--iterations", type=click.IntRange(1, 10**9), help="Run exactly this many operations instead.")
 @click.option("--top", type=click.IntRange(1, 200), default=15, show_default=True, help="Functions per table.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=output_dir,
               help="Directory for the raw profiles, the tool's reports and profile.json "
                    "[default: sslperf-profile/TIME-CASE].")
 @click.option("--json", "as_json", is_flag=True, help="Print profile.json instead of tables.")

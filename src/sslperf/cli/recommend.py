@@ -8,18 +8,17 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
-from sslperf.cli.common import find_libs, measure, open_store
+from sslperf.cli.common import find_libs, make_console, measure, open_store, output_file
 from sslperf.measure.session import certificates
 from sslperf.errors import SslperfError
 from sslperf.recommend import decide, evidence
 from sslperf.recommend.check import LibraryCheck
 from sslperf.recommend.snippets import FORMATS, as_dict, refuse_unreadable, render
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False)
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 @click.command()
@@ -32,7 +31,7 @@ err_console = Console(stderr=True, highlight=False)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--from-run", "run_ids", multiple=True, metavar="RUN",
               help="Use these stored runs (repeatable); cases they lack are measured now.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the snippet here too.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Write the snippet here too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the advice and its figures as JSON.")
 @click.option("--no-store", is_flag=True, help="Do not keep what is measured in the results store.")
 @click.pass_context

@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from sslperf.cli.common import open_store
+from sslperf.cli.common import make_console, open_store, output_dir
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
 
 
 @click.command()
 @click.argument("run_ids", nargs=-1)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sslperf-report"),
+              callback=output_dir,
               show_default=True, help="Directory for the figures and report.html.")
 @click.option("--format", "formats", type=click.Choice(["png", "svg", "html"]), multiple=True,
               help="What to write (repeatable; default: all three).")

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.cli.common import open_store
+from sslperf.cli.common import make_console, open_store, output_file
+from sslperf.errors import SslperfError
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
+STALE = dt.timedelta(hours=24)      # a run "running" for longer was most likely killed
 
 
 @click.group()
@@ -24,7 +26,9 @@ def runs() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
 def list_cmd(ctx, as_json: bool) -> None:
-    """Runs, newest first."""
+    """Runs, newest first, with their state: running, complete, interrupted
+    (Ctrl-C) or crashed (stopped on an error). A run whose process was killed
+    stays "running"; after a day it is shown as "running? … killed?"."""
     rows = open_store(ctx).list()
     if as_json:
         click.echo(json.dumps([{k: v for k, v in row.items() if k not in ("environment", "settings")} | {
@@ -34,10 +38,27 @@ def list_cmd(ctx, as_json: bool) -> None:
     for column in ("id", "started", "source", "host", "libraries", "results", "state"):
         table.add_column(column, no_wrap=column in ("id", "started"))
     for row in rows:
-        state = "complete" if row["complete"] else "incomplete"
-        table.add_row(row["id"], row["started"], row["source"], escape(row["host"] or ""),
-                      escape(", ".join(row["libs"])), str(row["measurements"]), state)
+        state = describe_state(row["state"], row["started"])
+        table.add_row(row["id"], row["started"], escape(row["source"]), escape(row["host"] or ""),
+                      escape(", ".join(row["libs"])), str(row["measurements"]), escape(state))
     console.print(table)
+
+
+def describe_state(state: str, started: str, now: dt.datetime | None = None) -> str:
+    """A run's state as `runs list` shows it; a run "running" for over a day was most likely killed."""
+    if state != "running":
+        return state
+    try:
+        begun = dt.datetime.fromisoformat(started)
+        if begun.tzinfo is None:
+            begun = begun.replace(tzinfo=dt.timezone.utc)
+    except (TypeError, ValueError):
+        return state
+    age = (now or dt.datetime.now(dt.timezone.utc)) - begun
+    if age < STALE:
+        return state
+    days, hours = age.days, age.seconds // 3600
+    return f"running? (started {f'{days} d' if days else f'{hours} h'} ago; killed?)"
 
 
 @runs.command("show")
@@ -49,7 +70,13 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
     from sslperf.report.terminal import print_run
 
     run = open_store(ctx).load(run_id)
-    if not run.complete:
+    if run.state == "running":
+        console.print(f"[yellow]this run is {escape(describe_state(run.state, run.started))}: it is still going, "
+                      "or its process was killed[/]")
+    elif run.state in ("interrupted", "crashed"):
+        console.print(f"[yellow]this run is incomplete: it was {run.state} "
+                      f"({'stopped with Ctrl-C' if run.state == 'interrupted' else 'stopped on an error'})[/]")
+    elif not run.complete:
         console.print("[yellow]this run is incomplete: it was interrupted or is still going[/]")
     print_run(run, console, metric)
 
@@ -58,19 +85,32 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
 @click.argument("run_ids", nargs=-1, required=True)
 @click.pass_context
 def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
-    """Delete runs."""
+    """Delete runs, by full id or a unique prefix of one (never `latest`)."""
     store = open_store(ctx)
-    for run_id in run_ids:
-        full = store.resolve(run_id)
+    chosen = []
+    for run_id in run_ids:            # all checked before anything is deleted
+        if not run_id.strip() or run_id == "latest":
+            raise SslperfError(f"`runs rm` needs a run id (or a unique prefix of one), not `{run_id}`; nothing "
+                               "was deleted.", hint="`sslperf runs list` shows the ids.")
+        found = store.matching_runs(run_id)
+        if len(found) > 1:
+            raise SslperfError(f"`{run_id}` matches {len(found)} runs: {', '.join(found[:10])}"
+                               f"{' …' if len(found) > 10 else ''}; nothing was deleted.",
+                               hint="Give each run's full id.")
+        chosen.append(store.resolve(run_id))
+    for full in dict.fromkeys(chosen):
+        run = store.load(full)
         store.delete(full)
-        console.print(f"deleted {full}")
+        console.print(f"deleted {full} ({run.started}, {', '.join(lib.name for lib in run.libs)}, "
+                      f"{len(run.measurements)} result{'' if len(run.measurements) == 1 else 's'})")
 
 
 @runs.command("export")
 @click.argument("run_id", default="latest")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file,
+              help="Write here instead of stdout.")
 @click.pass_context
 def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None) -> None:
     """One run as JSON (every sample), CSV (statistics per result) or Markdown."""

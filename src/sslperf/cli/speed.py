@@ -11,11 +11,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf.measure import environment, suites
-from sslperf.cli.common import METRIC_HELP, find_libs, list_cases, measure, placement_options
+from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, make_console, measure, output_file,
+                                placement_options)
 from sslperf.cli.common import settings as make_settings
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False)
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 @click.command()
@@ -37,13 +38,13 @@ err_console = Console(stderr=True, highlight=False)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
               help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the run as JSON here.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @placement_options
 @click.pass_context
 def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json,
-          out, list_only, no_store, cpu, no_pin, processes) -> None:
+          out, list_only, no_store, cpu, no_pin, fixed_layout, processes) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
 
@@ -69,7 +70,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
         return list_cases(cases)
     plan = suites.DEPTHS[depth]
     settings = make_settings(time_ms or plan.target_ms, samples or plan.samples, cpu, no_pin, processes, cpu_mask,
-                             metric)
+                             metric, fixed_layout)
     libs = find_libs(lib_names)
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 
 import click
-from rich.console import Console
 
-from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, measure, open_store, placement_options,
-                                settings, show)
+from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, make_console, measure, open_store,
+                                placement_options, settings, show)
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import suites
 from sslperf.measure.session import certificates
 
-console = Console(highlight=False, soft_wrap=True)
+console = make_console()
 
 
 @click.command()
@@ -43,7 +42,7 @@ console = Console(highlight=False, soft_wrap=True)
 @placement_options
 @click.pass_context
 def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_json, no_store, list_only, loopback,
-        requests, server_lib, thread_list, thread_seconds, cpu, no_pin, processes) -> None:
+        requests, server_lib, thread_list, thread_seconds, cpu, no_pin, fixed_layout, processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did in the
@@ -76,7 +75,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
         elif thread_list:
             run = session.run_threads(libs, cases, workdir, counts, thread_seconds, max(samples // 3, 3), store)
         else:
-            run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric), "sslperf tls", {"suite": "tls"},
+            run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
     show(run, as_json, console, metric if not (loopback or thread_list) else "wall")
 

@@ -12,15 +12,25 @@ case (`cipher/aes-128-gcm/encrypt/16/speed-compat`, `sig/rsa-2048/sign`,
 (`digest/md5/16/speed-compat`, `sig/ecdsa-brainpoolp256r1/sign`,
 `pke/rsa-2048/encrypt`, `other/rand/16`). The text is read entirely before
 anything is returned: a damaged or unknown line inside the result section
-raises SslperfError naming the line, and nothing is half-imported.
+raises ImportFailed (an SslperfError) naming the line, and nothing is
+half-imported.
+
+Whatever the input, `parse` returns a Run or raises ImportFailed, and a
+returned Run holds only what the store and every exporter can keep
+(`_common`'s bounds): block sizes 1 … 2^31-1 bytes, integers counted before
+they are converted (no 4300-digit ValueError), rates finite and within
+1e-9 … 1e15 per second, names without control characters and within the
+store's column lengths, JSON no deeper than 8 levels (no RecursionError).
+The text is decoded once (`_common.decode`): bytes that are not UTF-8 become
+U+FFFD, the same for standard input as for a file, with a warning.
 """
 
 from __future__ import annotations
 
 import re
 
-from sslperf.errors import SslperfError
-from sslperf.importers._common import Builder, ImportFailed, flavor_from_name
+from sslperf.importers._common import (DAMAGED, MAX_CASE, MAX_VERSION, Builder, ImportFailed, check_name, decode,
+                                       flavor_from_name)
 from sslperf.importers.bssl_speed import DEBUG, TEXT, detect_flavor, parse_json, parse_text
 from sslperf.importers.openssl_mr import MrParser
 from sslperf.importers.openssl_speed import HEADERS, NOISE, SYM_HEADER, TextParser, parse_version
@@ -50,7 +60,7 @@ def detect_format(text: str) -> str:
         return "libressl-text" if versions and versions[0][0] == "libressl" else "openssl-text"
     if any(MR_LINE.match(line) for line in lines):
         return "openssl-mr"
-    raise SslperfError(
+    raise ImportFailed(
         "This text is not output of `openssl speed` or `bssl speed` that sslperf can import: it has no result "
         "table of openssl speed (\"The 'numbers' are in 1000s of bytes per second processed.\", the sign/verify "
         "or op/s tables), no `+H:`/`+F:` line of `openssl speed -mr`, no `Did … operations in …us` line of "
@@ -59,13 +69,20 @@ def detect_format(text: str) -> str:
         "or name the format with --format.")
 
 
-def parse(text: str, fmt: str | None = None, lib_name: str | None = None, source_name: str = "-") -> Run:
-    """`text` (the output of openssl speed or bssl speed) as a complete Run."""
-    fmt = fmt or detect_format(text)
-    if fmt not in FORMATS:
-        raise SslperfError(f"`{fmt}` is not an import format.", hint=f"Formats: {', '.join(FORMATS)}.")
+def parse(text: str | bytes, fmt: str | None = None, lib_name: str | None = None, source_name: str = "-") -> Run:
+    """`text` (the output of openssl speed or bssl speed, as str or as the
+    bytes read) as a complete Run; ImportFailed for anything else."""
     where = "standard input" if source_name == "-" else source_name
+    if fmt is not None and fmt not in FORMATS:
+        raise ImportFailed(f"`{fmt}` is not an import format.", hint=f"Formats: {', '.join(FORMATS)}.")
+    if lib_name and (problem := check_name(lib_name, "the library name", MAX_CASE)):
+        raise ImportFailed(f"{problem}.", hint="Name the library with a short name, such as openssl-3.6.3-prod.")
+    text, replaced = decode(text, where)
+    fmt = fmt or detect_format(text)
     builder = Builder(lib="")
+    if replaced:
+        builder.warnings.append(f"{where}: {replaced} place{'s' if replaced > 1 else ''} in the text "
+                                f"{'were' if replaced > 1 else 'was'} not UTF-8 and read as U+FFFD.")
     environment: dict = {}
     if fmt in ("bssl-text", "bssl-json"):
         descriptions, environment = (parse_text if fmt == "bssl-text" else parse_json)(text, where, builder)
@@ -78,7 +95,7 @@ def parse(text: str, fmt: str | None = None, lib_name: str | None = None, source
     elif fmt == "openssl-mr":
         MrParser(text, where, builder).parse()
         flavor = flavor_from_name(lib_name) or "openssl"
-        m = re.match(r"^[a-z-]+?-(\d\S*)$", lib_name or "")
+        m = re.match(rf"^[a-z-]+?-(\d\S{{0,{MAX_VERSION - 1}}})$", lib_name or "")
         version = m.group(1) if m else ""
         if not lib_name:
             builder.warnings.append("openssl speed -mr prints no version line; the library is recorded as "
@@ -89,11 +106,15 @@ def parse(text: str, fmt: str | None = None, lib_name: str | None = None, source
         parser.parse()
         flavor, version, version_string = parser.version
         if fmt == "libressl-text" and flavor != "libressl" or fmt == "openssl-text" and flavor == "libressl":
-            raise SslperfError(f"{where}: the version line says {version_string!r}, not the format {fmt}.",
+            raise ImportFailed(f"{where}: the version line says {version_string!r}, not the format {fmt}.",
                                hint="Leave the format out to have it detected.")
         environment = parser.environment
         name = lib_name or (f"{flavor}-{version}" if version else flavor)
         ia32cap = re.search(r"OPENSSL_ia32cap=(\S+)", environment.get("cpuinfo", ""))
+        if ia32cap and len(ia32cap.group(1)) > MAX_CASE:
+            raise ImportFailed(f"{where}: the CPUINFO line's OPENSSL_ia32cap value has {len(ia32cap.group(1))} "
+                               f"characters; openssl prints two to five hexadecimal words (sslperf keeps at most "
+                               f"{MAX_CASE}).", hint=DAMAGED)
         lib = LibInfo(name, flavor, version, version_string, "unknown", "imported",
                       ia32cap.group(1) if ia32cap else None)
     for measurement in builder.measurements.values():

@@ -24,17 +24,117 @@ DAMAGED = ("Nothing was imported. Give the tool's output as it printed it; a lin
            "edited, or text pasted into the middle of a table, cannot be read.")
 
 
+# ---- what an import accepts ---------------------------------------------------
+# Every value of an accepted Run must fit the store (SQLite and PostgreSQL) and
+# every exporter; anything outside these bounds is refused with ImportFailed.
+
+MAX_INPUT_CHARS = 8 * 1024 * 1024   # the longest real output seen is a few 10 KB
+MAX_SIZE = 2**31 - 1                # bytes per operation: `size`/`bytes_per_op` are INTEGER columns
+                                    # (32-bit in PostgreSQL); openssl speed's -bytes is a C int too
+MAX_COUNT = 10**15 - 1              # calls or microseconds of one bssl benchmark (10^15 us = 31 years)
+MAX_BITS = 10**6                    # key, curve or prime bits (real ones stop at 16384)
+MAX_FIGURE_CHARS = 32               # a printed rate: below 10^15 with six decimals is 22 characters
+MAX_RATE = 1e15                     # op/s or bytes/s (1 PB/s); anything faster is a damaged figure
+MIN_RATE = 1e-9                     # op/s or bytes/s above 0 (one call in 31 years): keeps µs/op finite
+MAX_CASE = 255                      # a case id, library name, version line or ia32cap vector (the store's
+                                    # VARCHAR(255); real ones are under 100: 3.6's 5-word ia32cap is 94)
+MAX_VERSION = 80                    # a version (`3.6.3`, `1.1.1w`): run_libs.version was VARCHAR(80)
+MAX_FACT = 4096                     # an environment line (compiler flags, CPUINFO …)
+# in a name: NUL, control characters and line breaks (a name stays on one line), lone surrogates
+BAD_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+class BadValue(ValueError):
+    """A figure outside the bounds above; its message says which."""
+
+
+def shorten(text: str, keep: int = 24) -> str:
+    """`99999…999 (5000 characters)` for a value too long to quote."""
+    return text if len(text) <= keep else f"{text[:keep // 2]}…{text[-(keep // 4):]} ({len(text)} characters)"
+
+
+def bounded_int(text: str, what: str, low: int, high: int) -> int:
+    """`text` (digits) as an int in [low, high]; BadValue otherwise. The
+    digits are counted before int() is called, so a number of any length
+    costs nothing and never reaches int()'s 4300-digit limit."""
+    digits = text.strip()
+    if not digits.isascii() or not digits.isdigit():
+        raise BadValue(f"{what} `{shorten(digits)}` is not a whole number")
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(high)) or not low <= int(significant) <= high:
+        raise BadValue(f"{what} {shorten(digits)} is outside what sslperf accepts ({low} … {high})")
+    return int(significant)
+
+
+def size_value(text: str) -> int:
+    """A block size (bytes per operation): 1 … 2^31-1."""
+    return bounded_int(text, "a block size of", 1, MAX_SIZE)
+
+
+def quoted(line: str) -> str:
+    """A line as errors and warnings quote it: at most 160 characters."""
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
 def line_error(source: str, number: int, line: str, problem: str, hint: str = DAMAGED) -> SslperfError:
-    shown = line if len(line) <= 160 else line[:157] + "..."
-    return ImportFailed(f"{source}, line {number}: {problem}: `{shown.strip()}`.", hint=hint)
+    return ImportFailed(f"{source}, line {number}: {problem}: `{quoted(line).strip()}`.", hint=hint)
 
 
 def number(text: str) -> float:
-    """A figure as printed (`1234.5`, `inf`, `nan`); ValueError otherwise."""
+    """A figure as printed (`1234.5`, `inf`, `nan`); ValueError otherwise
+    (BadValue for a figure longer than any rate speed prints)."""
+    if len(text) > MAX_FIGURE_CHARS:
+        raise BadValue(f"the figure {shorten(text)} is longer than any rate the tool prints")
     value = float(text)
     if text.strip().lower() not in ("inf", "-inf", "nan") and not re.fullmatch(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", text):
         raise ValueError(text)
     return value
+
+
+def decode(data: str | bytes, where: str) -> tuple[str, int]:
+    """The text to parse, decoded once, and how many characters were not
+    UTF-8. Policy: bytes that are not UTF-8 become U+FFFD, whether they come
+    as bytes, from standard input read with `surrogateescape` (Python's
+    stdin under a C/UTF-8 locale) or from a file read with
+    `errors="replace"`, so standard input and the same file by path give
+    the same run. A replaced character inside a figure or a table line makes
+    that line fail like any damaged line; elsewhere (progress, compiler
+    flags) it is harmless, and the run carries a warning that says how many
+    there were. Text with NUL characters is binary, not speed output, and is
+    refused, as is text longer than MAX_INPUT_CHARS."""
+    if isinstance(data, (bytes, bytearray)):
+        if len(data) > 4 * MAX_INPUT_CHARS:
+            raise _too_long(where, len(data))
+        text = bytes(data).decode("utf-8", errors="replace")
+    else:
+        text = data
+        if re.search(r"[\ud800-\udfff]", text):
+            try:
+                text = text.encode("utf-8", "surrogateescape").decode("utf-8", errors="replace")
+            except UnicodeEncodeError:              # surrogates that were not escaped bytes
+                text = re.sub(r"[\ud800-\udfff]", "\ufffd", text)
+    if len(text) > MAX_INPUT_CHARS:
+        raise _too_long(where, len(text))
+    if "\x00" in text:
+        n = text.count("\n", 0, text.index("\x00")) + 1
+        raise ImportFailed(f"{where}, line {n}: the text holds NUL characters: it is binary data, not the output "
+                           "of openssl speed or bssl speed.", hint=DAMAGED)
+    return text, text.count("\ufffd")
+
+
+def _too_long(where: str, length: int) -> ImportFailed:
+    return ImportFailed(f"{where}: {length} characters is far longer than any openssl speed or bssl speed output "
+                        f"(sslperf reads at most {MAX_INPUT_CHARS}).",
+                        hint="Import one tool run per file.")
+
+
+def check_name(text: str, what: str, limit: int = MAX_CASE) -> str | None:
+    """Why `text` cannot be stored as a name (None when it can)."""
+    if BAD_CHARS.search(text):
+        return f"{what} `{shorten(text.encode('unicode_escape').decode('ascii'), 60)}` holds control characters"
+    if len(text) > limit:
+        return f"{what} `{shorten(text, 60)}` is longer than the {limit} characters sslperf keeps"
+    return None
 
 
 def slug(text: str) -> str:
@@ -114,10 +214,22 @@ class Builder:
         measurement: it becomes a warning. The same case from a different
         row gets `/tag` appended; from the same row it is one more sample."""
         if not math.isfinite(rate) or rate <= 0:
-            self.warnings.append(f"{where}: {label or case} reported no usable rate ({rate}); not imported.")
+            self.warnings.append(f"{where}: {quoted(label or case)} reported no usable rate ({rate}); not imported.")
             return None
+        shown = shorten(label or case, 80)
+        if not MIN_RATE <= rate <= MAX_RATE:
+            raise ImportFailed(f"{where}: `{shown}` gives {rate:.4g} {'bytes' if size is not None else 'operations'}"
+                               f"/s, outside what any real measurement gives (sslperf accepts {MIN_RATE:g} to "
+                               f"{MAX_RATE:g} per second).", hint=DAMAGED)
+        if size is not None and not 1 <= size <= MAX_SIZE:
+            raise ImportFailed(f"{where}: `{shown}` gives a block size of {size} bytes (sslperf accepts 1 to "
+                               f"{MAX_SIZE}).", hint=DAMAGED)
         if case in self.measurements and self.labels[case] != label and tag:
             case, algorithm = f"{case}/{tag}", f"{algorithm} [{tag}]"      # kept apart in tables too
+        for text, what, limit in ((case, "the case id", MAX_CASE), (algorithm, "the algorithm name", MAX_FACT),
+                                  (label, "the row", MAX_FACT), (note or "", "the note", MAX_FACT)):
+            if problem := check_name(text, what, limit):
+                raise ImportFailed(f"{where}: {problem}.", hint=DAMAGED)
         if case in self.measurements:
             existing = self.measurements[case]
             existing.reported_rates.append(rate)

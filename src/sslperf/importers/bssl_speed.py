@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import re
 
-from sslperf.importers._common import Builder, ImportFailed, line_error, number, slug
+from sslperf.importers._common import (MAX_BITS, MAX_COUNT, MAX_FACT, MAX_SIZE, BadValue, Builder, ImportFailed,
+                                       bounded_int, check_name, line_error, number, size_value, slug)
 
 TEXT = re.compile(r"^Did (\d+) (.+) operations in (\d+)us \((\S+) ops/sec\)(?::\s+(\S+) MB/s)?\s*$")
 KEYGEN_STATS = re.compile(r"^\s+min: (\d+)us, median: (\d+)us, max: (\d+)us\s*$")
@@ -31,6 +32,12 @@ DIGESTS = {"md4": "md4", "md5": "md5", "sha-1": "sha1", "sha-224": "sha224", "sh
            "sha-384": "sha384", "sha-512": "sha512", "sha-512-256": "sha512-256", "sha3-224": "sha3-224",
            "sha3-256": "sha3-256", "sha3-384": "sha3-384", "sha3-512": "sha3-512", "blake2b-256": "blake2b256"}
 KEX_NOTE = "bssl speed times a fresh key pair plus the shared secret on each call"
+# bssl speed -json prints a flat list of flat objects (depth 2); a deeper text is refused before json
+# parses it, so no input reaches the recursion limit of the JSON decoder.
+MAX_JSON_DEPTH = 8
+JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)    # a string (skipped) or a bracket
+JSON_KEYS = {"numCalls": (0, MAX_COUNT), "microseconds": (0, MAX_COUNT), "bytesPerCall": (1, MAX_SIZE),
+             "primeSizePerCall": (1, MAX_BITS)}
 
 
 def detect_flavor(descriptions: list[str]) -> str | None:
@@ -149,8 +156,11 @@ def parse_text(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
         m = TEXT.match(stripped)
         if not m:
             if (s := KEYGEN_STATS.match(line)) and last and last.startswith("keygen/"):
-                b.measurements[last].note = f"per key: min {s.group(1)} us, median {s.group(2)} us, " \
-                                            f"max {s.group(3)} us"
+                try:
+                    low, median, high = (bounded_int(t, "a time (us) of", 0, MAX_COUNT) for t in s.groups())
+                except BadValue as exc:
+                    raise line_error(source, n, line, str(exc)) from None
+                b.measurements[last].note = f"per key: min {low} us, median {median} us, max {high} us"
                 continue
             if not stripped and started:
                 continue
@@ -158,17 +168,21 @@ def parse_text(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
                 raise line_error(source, n, line, "unknown line in bssl speed's output")
             continue
         started = True
-        calls, desc, us = int(m.group(1)), m.group(2), int(m.group(3))
+        desc = m.group(2)
         try:
+            calls = bounded_int(m.group(1), "a call count of", 0, MAX_COUNT)
+            us = bounded_int(m.group(3), "a time (us) of", 0, MAX_COUNT)
             printed_ops = number(m.group(4))
             mbs = number(m.group(5)) if m.group(5) is not None else None
+            size_m = SIZE.search(desc)
+            size = size_value(size_m.group(1)) if size_m else None
+        except BadValue as exc:
+            raise line_error(source, n, line, str(exc)) from None
         except ValueError:
             raise line_error(source, n, line, "a figure on this line is not a number") from None
         ops = calls / us * 1e6 if us else float("inf")
         if us and not _close(printed_ops, ops, 3 if re.search(r"\.\d{3}$", m.group(4)) else 1):
             raise line_error(source, n, line, f"{calls} calls in {us} us is not the {m.group(4)} ops/sec printed")
-        size_m = SIZE.search(desc)
-        size = int(size_m.group(1)) if size_m else None
         if mbs is not None and size is not None and us and not _close(mbs, calls * size / us):
             raise line_error(source, n, line, f"the MB/s printed does not match {size} bytes per call")
         descriptions.append(desc)
@@ -190,15 +204,29 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
         raise ImportFailed(f"{source}: bssl speed -json output starts with `[`; this text does not.")
     if prefix == DEBUG:
         environment["debug_build"] = True
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=_json_int)
     pos, descriptions, lines = start + 1, [], text.splitlines()
+    counted = [0, 1]                                  # an offset and its line number: items come in order
 
     def lineno(offset: int) -> int:
-        return text.count("\n", 0, offset) + 1
+        if offset < counted[0]:
+            return text.count("\n", 0, offset) + 1
+        counted[:] = [offset, counted[1] + text.count("\n", counted[0], offset)]
+        return counted[1]
 
     def fail(offset: int, problem: str):
-        n = lineno(offset)
-        return line_error(source, n, lines[n - 1] if n <= len(lines) else "", problem)
+        n = lineno(max(offset, 0))
+        return line_error(source, n, lines[n - 1] if 0 < n <= len(lines) else "", problem)
+
+    depth = 0
+    for token in JSON_NESTING.finditer(text, start):
+        if token.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise fail(token.start(), f"JSON nested more than {MAX_JSON_DEPTH} levels deep; bssl speed -json "
+                           "prints a list of flat objects")
+        elif token.group() in "]}":
+            depth -= 1
 
     while True:
         while pos < len(text) and text[pos] in " \t\r\n,":
@@ -211,20 +239,31 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
             item, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise fail(exc.pos, f"not valid JSON ({exc.msg})") from None
-        if not isinstance(item, dict) or set(item) - {"description", "numCalls", "microseconds", "bytesPerCall",
-                                                      "primeSizePerCall"} \
+        except BadValue as exc:
+            raise fail(pos, str(exc)) from None
+        except RecursionError:                        # not reachable after the depth check; kept as a guard
+            raise fail(pos, "JSON nested too deeply") from None
+        if not isinstance(item, dict) or set(item) - {"description", *JSON_KEYS} \
                 or not isinstance(item.get("description"), str) \
-                or not all(isinstance(item.get(k), int) and item[k] >= 0 for k in ("numCalls", "microseconds")) \
-                or not all(isinstance(item[k], int) and item[k] > 0 for k in ("bytesPerCall", "primeSizePerCall")
-                           if k in item):
-            raise fail(pos, "a bssl speed result should have description, numCalls, microseconds and "
-                       "optionally bytesPerCall")
+                or not all(type(item.get(k)) is int for k in ("numCalls", "microseconds")) \
+                or not all(type(item[k]) is int for k in JSON_KEYS if k in item):
+            raise fail(pos, "a bssl speed result should have description, numCalls, microseconds (whole numbers) "
+                       "and optionally bytesPerCall")
+        for key, (low, high) in JSON_KEYS.items():
+            if key in item and not low <= item[key] <= high:
+                raise fail(pos, f"{key} {item[key]} is outside what sslperf accepts ({low} … {high})")
         desc = item["description"]
+        if problem := check_name(desc, "the description", MAX_FACT):
+            raise fail(pos, problem)
         size_m = SIZE.search(desc)
         size = item.get("bytesPerCall")
-        if size_m and size is not None and int(size_m.group(1)) != size:
+        try:
+            described = size_value(size_m.group(1)) if size_m else None
+        except BadValue as exc:
+            raise fail(pos, str(exc)) from None
+        if described is not None and size is not None and described != size:
             raise fail(pos, "the bytes in the description and bytesPerCall differ")
-        size = size if size is not None else (int(size_m.group(1)) if size_m else None)
+        size = size if size is not None else described
         if "primeSizePerCall" in item:
             desc = f"{desc} ({item['primeSizePerCall']} bits)"
         descriptions.append(desc)
@@ -233,3 +272,11 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
     if text[pos + 1:].strip():
         raise fail(pos + 1 + len(text[pos + 1:]) - len(text[pos + 1:].lstrip()), "text after the JSON list")
     return descriptions, environment
+
+
+def _json_int(digits: str) -> int:
+    """A JSON integer, its digits counted before int() sees them."""
+    if len(digits) > 20:
+        raise BadValue(f"the JSON number {digits[:8]}…{digits[-4:]} ({len(digits)} digits) is beyond any count "
+                       "bssl prints")
+    return int(digits)

@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 import re
 
-from sslperf.importers._common import Builder, ImportFailed, line_error
+from sslperf.importers._common import BadValue, Builder, ImportFailed, line_error, quoted, shorten, size_value
 from sslperf.importers.openssl_speed import (ERROR_LINE, _BadRow, add_curve_sig, add_kem, add_kex, add_rsa,
-                                             add_sigalg, add_symmetric, curve_signature_alg, ecdh_alg, figure)
+                                             add_sigalg, add_symmetric, bits_value, curve_signature_alg, ecdh_alg,
+                                             figure)
 
 LINE = re.compile(r"^\+(H|F\d*|R\d*|DT|DTP|DN):(.*)$")
 SKIP = re.compile(r"^(Got: \+.* from \d+|Forked child \d+)$")
@@ -59,7 +60,7 @@ class MrParser:
             m = LINE.match(stripped)
             if not m:
                 if ERROR_LINE.match(stripped) or DIAGNOSTIC.search(stripped):
-                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed: {stripped}")
+                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed: {quoted(stripped)}")
                 elif seen:
                     raise self.fail(n, line, "unknown line among openssl speed -mr's lines")
                 continue
@@ -69,7 +70,10 @@ class MrParser:
             if code == "H":
                 if not all(re.fullmatch(r"\d+", f) for f in fields):
                     raise self.fail(n, line, "the +H line should list the block sizes")
-                self.sizes = [int(f) for f in fields]
+                try:
+                    self.sizes = [size_value(f) for f in fields]
+                except BadValue as exc:
+                    raise self.fail(n, line, str(exc)) from None
             elif code.startswith("F"):
                 self.rows.append((n, line, code, fields))
             elif code.startswith("R") and code != "R":
@@ -89,6 +93,8 @@ class MrParser:
             n, line, code, fields = row
             try:
                 self._row(row, kem_names, sig_names, ordinal)
+            except BadValue as exc:
+                raise self.fail(n, line, str(exc)) from None
             except (ValueError, IndexError):
                 raise self.fail(n, line, f"the fields of this {code} line are not what openssl speed prints") \
                     from None
@@ -175,7 +181,7 @@ class MrParser:
                 raise self.fail(n, line, f"expected {len(self.sizes)} figures (one per block size of +H)")
             add_symmetric(b, f[1], self.sizes, values, where)
         elif code == "F2":
-            bits, values = int(f[1]), [_f6(v) for v in f[2:]]
+            bits, values = bits_value(f[1]), [_f6(v) for v in f[2:]]
             if len(values) not in (2, 4):
                 raise ValueError
             self._not_seconds(values, n, line, bits)
@@ -183,19 +189,20 @@ class MrParser:
             add_rsa(b, "rsa", bits, ops, where, label)
         elif code == "F3":
             values = [_f6(v) for v in f[2:4]]
-            self._not_seconds(values, n, line, int(f[1]))
-            add_rsa(b, "dsa", int(f[1]), dict(zip(("sign", "verify"), values)), where, label)
+            bits = bits_value(f[1])
+            self._not_seconds(values, n, line, bits)
+            add_rsa(b, "dsa", bits, dict(zip(("sign", "verify"), values)), where, label)
         elif code == "F4":
-            name, note = self._curve("F4", int(f[1]), ordinal)
+            name, note = self._curve("F4", bits_value(f[1]), ordinal)
             add_curve_sig(b, curve_signature_alg("EC", name), _f6(f[2]), _f6(f[3]), where, label, note)
         elif code == "F5":
-            name, note = self._curve("F5", int(f[1]), ordinal)
+            name, note = self._curve("F5", bits_value(f[1]), ordinal)
             add_kex(b, ecdh_alg(name), self._op_rate(f[2], f[3], n, line, ecdh=True), where, label, note)
         elif code == "F6" or (code == "F7" and len(f) == 5):
             kind = "EdDSA" if code == "F6" else "SM2"
             add_curve_sig(b, curve_signature_alg(kind, f[2]), _f6(f[3]), _f6(f[4]), where, label)
         elif (code == "F7" and len(f) == 4) or (code == "F8" and self.generation == "3"):
-            add_kex(b, f"ffdh-{int(f[1])}", self._op_rate(f[2], f[3], n, line), where, label)
+            add_kex(b, f"ffdh-{bits_value(f[1])}", self._op_rate(f[2], f[3], n, line), where, label)
         elif self._kind(row) == "kem":
             index = [r[0] for r in self._rows_of("kem")].index(n)
             add_kem(b, kem_names[index], _f6(f[1]), _f6(f[2]), _f6(f[3]), where, label)
@@ -203,7 +210,7 @@ class MrParser:
             index = [r[0] for r in self._rows_of("sig")].index(n)
             add_sigalg(b, sig_names[index], _f6(f[1]), _f6(f[2]), _f6(f[3]), where, label)
         else:
-            raise self.fail(n, line, f"+{code} is not a result line this importer knows")
+            raise self.fail(n, line, f"+{shorten(code)} is not a result line this importer knows")
 
     def _rows_of(self, kind: str):
         return [r for r in self.rows if self._kind(r) == kind]

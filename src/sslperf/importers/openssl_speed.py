@@ -18,8 +18,9 @@ import math
 import re
 from decimal import Decimal
 
-from sslperf.importers._common import (Builder, curve, is_edwards_or_montgomery, line_error, normalise_symmetric,
-                                       number, slug, symmetric_kind)
+from sslperf.importers._common import (MAX_BITS, MAX_CASE, MAX_FACT, MAX_VERSION, BadValue, Builder, bounded_int,
+                                       check_name, curve, is_edwards_or_montgomery, line_error, normalise_symmetric,
+                                       number, quoted, shorten, size_value, slug, symmetric_kind)
 
 VERSION = re.compile(r"^(?:version:\s*(?P<v3>\S+)|(?P<flavor>OpenSSL|LibreSSL)\s+(?P<v>\d\S*)(?P<rest>.*))$")
 NOISE = re.compile(r"^(Doing |You have chosen|Forked child|Got: |Skip |\+(DT|DTP|DN|R\d*|H|F\d*):|"
@@ -60,7 +61,7 @@ def figure(text: str, decimals: int) -> float:
     """A figure printed with `%.<decimals>f` (or inf/nan); a figure with other
     decimals was cut short or edited."""
     if not re.fullmatch(rf"-?(\d+\.\d{{{decimals}}}|inf|nan)", text, re.I):
-        raise _BadRow(f"`{text}` is not a figure as openssl speed prints it ({decimals} decimals)")
+        raise _BadRow(f"`{shorten(text)}` is not a figure as openssl speed prints it ({decimals} decimals)")
     return number(text)
 
 
@@ -193,7 +194,7 @@ class TextParser:
                 self.environment["speed_timing"] = "elapsed (wall clock), -elapsed"
             if self.version is None:
                 if ERROR_LINE.match(stripped):
-                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed an error: {stripped}")
+                    self.b.warnings.append(f"{self.source}, line {n}: openssl printed an error: {quoted(stripped)}")
                 elif (v := parse_version(stripped)) and not NOISE.match(stripped):
                     self._start(v, n, line)
                 elif stripped == SYM_HEADER or any(p.match(line) for p in HEADERS.values()):
@@ -208,6 +209,10 @@ class TextParser:
                             "no version line of openssl speed's result section was found")
 
     def _start(self, version: tuple[str, str, str], n: int, line: str) -> None:
+        problem = check_name(version[1], "the version", MAX_VERSION) or \
+            check_name(version[2], "the version line", MAX_CASE)
+        if problem:
+            raise self.fail(n, line, problem)
         if self.version is not None and self.version[1] and self.version[:2] != version[:2]:
             raise self.fail(n, line, f"a second result section of a different library "
                             f"({self.version[1]} before) starts here; import one library per file")
@@ -223,7 +228,7 @@ class TextParser:
             self._start(v, n, line)
             return
         after_compiler, self.after_compiler = self.after_compiler, False
-        if self._header_fact(stripped):
+        if self._header_fact(stripped, n, line):
             self.after_compiler = stripped.startswith("compiler:")
             return
         if stripped == SYM_HEADER:
@@ -232,7 +237,10 @@ class TextParser:
         if self.state == "sym-type":
             if not TYPE_LINE.match(stripped):
                 raise self.fail(n, line, "expected the `type 16 bytes 64 bytes …` line of the symmetric table")
-            self.sizes = [int(s) for s in re.findall(r"(\d+)\s+bytes", stripped)]
+            try:
+                self.sizes = [size_value(s) for s in re.findall(r"(\d+)\s+bytes", stripped)]
+            except BadValue as exc:
+                raise self.fail(n, line, str(exc)) from None
             self.state = "sym"
             return
         for kind, pattern in HEADERS.items():
@@ -241,26 +249,34 @@ class TextParser:
                 return
         if self.state is None and (NOISE.match(stripped) or ERROR_LINE.match(stripped)):
             if ERROR_LINE.match(stripped):
-                self.b.warnings.append(f"{where}: openssl printed an error: {stripped}")
+                self.b.warnings.append(f"{where}: openssl printed an error: {quoted(stripped)}")
             return
         if after_compiler and self.state is None and stripped.startswith("-"):
             self.environment["compiler"] += " " + stripped        # a wrapped compiler line
+            if len(self.environment["compiler"]) > MAX_FACT:
+                raise self.fail(n, line, f"the compiler line is longer than the {MAX_FACT} characters sslperf keeps")
             self.after_compiler = True
             return
         if self.state is None:
             raise self.fail(n, line, "unknown line in openssl speed's result section")
         try:
             self._row(line, stripped, where)
+        except BadValue as exc:
+            raise self.fail(n, line, str(exc)) from None
         except ValueError:
             raise self.fail(n, line, "a figure in this row is not a number") from None
         except _BadRow as exc:
             raise self.fail(n, line, str(exc)) from None
 
-    def _header_fact(self, stripped: str) -> bool:
+    def _header_fact(self, stripped: str, n: int = 0, line: str = "") -> bool:
         for prefix, key in (("built on:", "built_on"), ("options:", "options"), ("compiler:", "compiler"),
                             ("CPUINFO:", "cpuinfo"), ("platform:", "platform")):
             if stripped.startswith(prefix) and self.state is None:
-                self.environment[key] = stripped[len(prefix):].strip()
+                value = stripped[len(prefix):].strip()
+                if len(value) > MAX_FACT:
+                    raise self.fail(n, line, f"the {prefix} line is longer than the {MAX_FACT} characters sslperf "
+                                    "keeps")
+                self.environment[key] = value
                 return True
         return False
 
@@ -284,13 +300,13 @@ class TextParser:
             add_symmetric(b, " ".join(tokens[:-count]), self.sizes, rates, where)
         elif state == "rsa4":
             m = _match("rsa4", line, "an `rsa N bits` row with four times and four rates")
-            bits = int(m.group(1))
+            bits = bits_value(m.group(1))
             f = m.groups()[1:]
             add_rsa(b, "rsa", bits, {"sign": rate(f[4], f[0], 6), "verify": rate(f[5], f[1], 6),
                                      "encrypt": rate(f[6], f[2], 6), "decrypt": rate(f[7], f[3], 6)}, where, stripped)
         elif state == "sign2":
             if m := ROWS["rsa2"].match(line):
-                add_rsa(b, m.group(1), int(m.group(2)),
+                add_rsa(b, m.group(1), bits_value(m.group(2)),
                         {"sign": rate(m.group(5), m.group(3), 6), "verify": rate(m.group(6), m.group(4), 6)},
                         where, stripped)
             else:
@@ -303,7 +319,7 @@ class TextParser:
                 add_kex(b, ecdh_alg(m.group(2)), rate(m.group(4), m.group(3), 4), where, stripped)
             else:
                 m = _match("ffdh", line, "an `N bits ecdh (curve)` or `N bits ffdh` row")
-                add_kex(b, f"ffdh-{m.group(1)}", rate(m.group(3), m.group(2), 4), where, stripped)
+                add_kex(b, f"ffdh-{bits_value(m.group(1))}", rate(m.group(3), m.group(2), 4), where, stripped)
         elif state in ("kem", "sig"):
             m = _match("three", line, f"a {'KEM' if state == 'kem' else 'signature'} row: name, three times, "
                        "three rates")
@@ -314,6 +330,11 @@ class TextParser:
 
 class _BadRow(Exception):
     pass
+
+
+def bits_value(text: str) -> int:
+    """Key, curve or group bits: 1 … MAX_BITS."""
+    return bounded_int(text, "a size of", 1, MAX_BITS)
 
 
 def _match(kind: str, line: str, expected: str) -> re.Match:

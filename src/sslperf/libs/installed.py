@@ -79,13 +79,8 @@ def find(text: str) -> Lib:
     for lib in candidates:
         if lib.name == text:
             return lib
-    name = parse_name(text)
-    wanted = canonical_names(name.variants)
-    matching = [
-        lib for lib in candidates
-        if lib.kind == "built" and lib.flavor == name.flavor and lib.variants == wanted
-        and (name.version is None or versions.matches(name.version, lib.version))
-    ]
+    parse_name(text)                      # a malformed name is its own error
+    matching = [lib for lib in candidates if _means(text, lib)]
     if matching:
         return max(matching, key=lambda lib: (versions.sort_key(lib.version), lib.info.get("built_at", "")))
     have = ", ".join(lib.name for lib in candidates) or "none yet"
@@ -94,6 +89,16 @@ def find(text: str) -> Lib:
         hint=f"Build it with `sslperf libs build {text}`, or register an installed one with "
         f"`sslperf libs add NAME --prefix DIR`.",
     )
+
+
+def _means(text: str, lib: Lib) -> bool:
+    """Whether the short name `text` (openssl-3, openssl-3.0+Os) resolves to `lib`'s flavor/version/variants."""
+    try:
+        name = parse_name(text)
+    except SslperfError:
+        return False
+    return (lib.kind == "built" and lib.flavor == name.flavor and lib.variants == canonical_names(name.variants)
+            and (name.version is None or versions.matches(name.version, lib.version)))
 
 
 def register(name: str, prefix: Path) -> Lib:
@@ -126,10 +131,20 @@ def register(name: str, prefix: Path) -> Lib:
 
 
 def remove(text: str) -> Lib:
-    """Delete a built lib from the cache, or forget a registered prefix."""
-    lib = find(text)
-    if lib.kind == "system":
+    """Delete a built lib from the cache, or forget a registered prefix: by
+    its exact name only, never by a short name that may mean another build."""
+    if text == "system":
         raise SslperfError("The system OpenSSL belongs to the operating system; sslperf cannot remove it.")
+    candidates = registered_libs() + built_libs()
+    exact = [lib for lib in candidates if lib.name == text]
+    if not exact:
+        meant = [lib.name for lib in candidates if lib.name.startswith(text) or _means(text, lib)]
+        if meant:
+            raise SslperfError(f"`{text}` is not the exact name of a library; it could mean "
+                               f"{', '.join(sorted(meant))}. Nothing was removed.",
+                               hint="Give the exact name shown by `sslperf libs list`.")
+        find(text)            # raises the usual "no such library" error
+    lib = exact[0]
     if lib.kind == "registered":
         registry = _read_registry()
         registry.pop(lib.name, None)

@@ -104,8 +104,13 @@ def from_tarball(location: str, sha256: str) -> Source:
                                hint="The file is damaged or not the release you meant; nothing was built.")
         staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="tarball-"))
         try:
-            with tarfile.open(archive) as tar:
-                tar.extractall(staging, filter="data")
+            try:
+                with tarfile.open(archive) as tar:
+                    tar.extractall(staging, filter="data")
+            except (tarfile.TarError, OSError, EOFError) as exc:
+                raise SslperfError(f"{location} is not a readable tarball ({exc}).",
+                                   hint="Give a release tarball (.tar.gz, .tar.xz) and its sha256; nothing was "
+                                   "built.") from None
             tops = [p for p in staging.iterdir() if p.is_dir()]
             root = tops[0] if len(tops) == 1 else staging
             (root / ".sslperf-ok").write_text(sha256 + "\n")
@@ -141,7 +146,9 @@ def from_git(url: str, tag: str) -> Source:
     clone = paths.subdir("sources") / f"git-{slug}"
     if not (clone / ".git").exists():
         staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="git-"))
-        result = run([git, "clone", "--quiet", "--depth", "1", "--branch", tag, url, staging / "tree"], timeout=1800)
+        # `--`: a URL that starts with a dash is a URL, never an option to git
+        result = run([git, "clone", "--quiet", "--depth", "1", f"--branch={tag}", "--", url, staging / "tree"],
+                     timeout=1800)
         if result.returncode != 0:
             shutil.rmtree(staging, ignore_errors=True)
             raise SslperfError(f"`git clone --branch {tag} {url}` failed: {result.output.strip()[-400:]}",

@@ -218,7 +218,7 @@ class Output:
 
 def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = (),
          ok_codes: tuple[int, ...] | None = (0,), merge_stderr: bool = False,
-         cpu: int | set[int] | None = None) -> Output:
+         cpu: int | set[int] | None = None, fixed_layout: bool = False) -> Output:
     """Run `harness ARGS` (under `wrapper`, e.g. a profiler) to its end. A
     timeout, an exit code outside `ok_codes` (None: any exit, the caller
     reads the lines) or a broken JSON line is a HarnessError naming the
@@ -227,7 +227,8 @@ def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None
     what = " ".join(map(str, args[:2]))
     try:
         done = subprocess.run(argv, capture_output=True, timeout=timeout, env={**os.environ, **(env or {})},
-                              stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=pin_self(cpu))
+                              stdin=subprocess.DEVNULL, start_new_session=True,
+                              preexec_fn=pin_self(cpu, fixed_layout))
     except subprocess.TimeoutExpired:
         raise HarnessError(f"The harness for {lib.name} did not finish `{what}` within {timeout:.0f} s and was "
                            "stopped.", hint="The machine may be overloaded, or the library stuck; try again.") from None

@@ -13,6 +13,8 @@ about 50 times slower, which is why the batches are short.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -25,8 +27,34 @@ LOOP_FUNCTION = "sslperf_profiled_loop"      # harness/profile.c: the batch, and
 _TOTALS = re.compile(r"^(?:totals|summary):\s*(\d+)", re.M)
 
 
+def hardware_counter() -> str:
+    """Whether this machine has a hardware instruction counter (`perf stat`),
+    said plainly; sslperf counts with callgrind either way, whose counts do
+    not depend on the CPU model or its counters."""
+    perf = shutil.which("perf")
+    if perf is None:
+        return "not checked (perf is not installed)"
+    try:
+        probe = subprocess.run([perf, "stat", "-x,", "-e", "instructions:u", "true"], capture_output=True,
+                               text=True, timeout=30)
+    except (subprocess.TimeoutExpired, OSError):
+        return "not checked (perf stat did not answer)"
+    said = probe.stderr.strip().splitlines()
+    line = next((l for l in said if "instructions" in l), "")
+    if probe.returncode != 0 or "not supported" in line or "not counted" in line or not line[:1].isdigit():
+        return "none: `perf stat -e instructions` says " + (line.split(",")[0] or "nothing") + " here"
+    return "present (perf stat counts instructions here; sslperf uses callgrind for counts comparable everywhere)"
+
+
 def valgrind() -> str:
     return require_tool("valgrind", "to count instructions (--metric instructions)")
+
+
+def batch(calibrated: int) -> int:
+    """The counted batch: the calibrated size rounded down to a power of two,
+    so two runs count the same number of operations (a batch's fixed cost,
+    shared by fewer or more operations, would move the count per operation)."""
+    return 1 << max(0, calibrated.bit_length() - 1)
 
 
 def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None, cpu: int | None = None,
@@ -35,7 +63,10 @@ def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None,
     tool = valgrind()
     with tempfile.TemporaryDirectory(prefix="sslperf-callgrind-") as tmp:
         out = Path(tmp) / "callgrind.out"
+        # A fixed memory layout: some code takes other paths for other buffer
+        # alignments (ed25519 verify moved by 0.8% between randomised processes).
         done = call(lib, "profile", case_id, "--iters", str(iters), timeout=timeout, env=env, ok_codes=None, cpu=cpu,
+                    fixed_layout=True,
                     wrapper=(tool, "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
                              f"--toggle-collect={LOOP_FUNCTION}", f"--callgrind-out-file={out}"))
         reply = next((line for line in done.lines if line.get("case") == case_id), {})

@@ -1,10 +1,13 @@
-"""Running cases × libraries. Per case, every library's samples come from
+"""Running cases × libraries. Every library's samples of a case come from
 several fresh worker processes (pyperf's idea), so the interval covers what
 differs between processes — memory layout, page placement, the moment — and
-not only what varies inside one. In each process the case is prepared and
-checked, warmed up, and sampled in rounds that alternate the libraries
-(A B, B A, …) so that machine drift hits them alike; the rounds go on
-across processes. Every worker of a run is pinned to one CPU (recorded).
+not only what varies inside one. The run goes in passes, each with fresh
+workers, each giving every case a few rounds: a case's processes are spread
+over the whole run, so a burst of interference (on this VM the vCPU runs at
+~0.6× for a second now and then) meets one of them rather than all. In each
+pass the case is prepared and checked, warmed up, and sampled in rounds that
+alternate the libraries (A B, B A, …) so that drift hits them alike; the
+rounds go on across passes. Every worker is pinned to one CPU (recorded).
 A library that cannot run a case records n/a with the reason; a crash is
 recorded as an error and the run goes on."""
 
@@ -62,6 +65,18 @@ def _measurement(case: Case, lib: Lib, status: str, reason: str | None = None) -
                        lib.name, status, reason)
 
 
+@dataclass
+class _Plan:
+    """One case's schedule across the passes of a run."""
+    case: Case
+    results: dict[str, Measurement]
+    iters: dict[str, int]
+    ready: list[Lib]
+    samples: int = 0
+    per_process: int = 0
+    taken: int = 0          # rounds taken so far
+
+
 class Runner:
     def __init__(self, libs: list[Lib], settings: Settings, extra_settings: dict | None = None,
                  extra_env: dict[str, str] | None = None):
@@ -69,6 +84,9 @@ class Runner:
         self.settings = settings
         self.env = {**environment.mask_env(settings.mask), **(extra_env or {})}
         env = {**environment.capture(settings.mask), "pinned_cpu": settings.cpu}
+        if settings.counter == "instructions":
+            env["instruction_counter"] = "callgrind, inside the loop only"
+            env["hardware_instruction_counter"] = instructions.hardware_counter()
         self.run = Run.new({**settings.as_dict(), **(extra_settings or {})}, env)
         busy = pinning.busy_warning(settings.cpu)
         if busy:
@@ -95,25 +113,56 @@ class Runner:
         self.workers = {}
 
     def measure(self, cases: list[Case], progress: Progress | None = None,
-                on_measurement: Callable[[Measurement], None] | None = None) -> Run:
-        """Measure every case on every lib; each measurement goes to
-        `on_measurement` as its case ends (default: appended to the run)."""
+                on_measurement: Callable[[Measurement], None] | None = None,
+                on_update: Callable[[Measurement], None] | None = None) -> Run:
+        """Measure every case on every lib. Time is taken in passes: each
+        pass has fresh worker processes and gives every case a few rounds, so
+        a case's processes are spread over the whole run and a burst of
+        interference meets one of them, not all. A measurement goes to
+        `on_measurement` when its first pass ends (default: appended to the
+        run) and to `on_update` after each later pass."""
         keep = on_measurement or self.run.measurements.append
-        total = len(cases)
         try:
-            for index, case in enumerate(cases):
-                if progress:
-                    progress(case.id, index, total)
-                for measurement in self._measure_case(case):
-                    keep(measurement)
+            if self.settings.counter == "instructions":
+                for index, case in enumerate(cases):
+                    if progress:
+                        progress(case.id, index, len(cases))
+                    for measurement in self._count_case(case):
+                        keep(measurement)
+            else:
+                self._passes(cases, keep, on_update, progress)
         finally:
             self.close()
         if progress:
-            progress("done", total, total)
+            progress("done", 1, 1)
         self.run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         self.run.complete = True
         self.run.warnings += self._warnings()
         return self.run
+
+    def _passes(self, cases: list[Case], keep, on_update, progress: Progress | None) -> None:
+        passes = max(1, self.settings.processes)
+        total, done = len(cases) * passes, 0
+        plans: list[_Plan] = []
+        self._spawn(self.libs)
+        for case in cases:                    # pass 1: prepare, check, calibrate, the first rounds
+            if progress:
+                progress(f"{case.id} (pass 1 of {passes})", done, total)
+            plans.append(self._first_pass(case))
+            for lib in self.libs:
+                keep(plans[-1].results[lib.name])
+            done += 1
+        for number in range(2, passes + 1):
+            self._spawn(self.libs)            # fresh processes for this pass
+            for plan in plans:
+                if progress:
+                    progress(f"{plan.case.id} (pass {number} of {passes})", done, total)
+                done += 1
+                if plan.ready and plan.taken < plan.samples:
+                    self._next_pass(plan)
+                    for lib in self.libs:
+                        if on_update:
+                            on_update(plan.results[lib.name])
 
     def _call(self, lib: Lib, line: str, timeout: float) -> dict:
         try:
@@ -138,7 +187,6 @@ class Runner:
         results: dict[str, Measurement] = {}
         iters: dict[str, int] = {}
         target_ns = int(self.settings.target_ms * 1e6)
-        self._spawn(self.libs)
         prepared, refused = self._prepare(case, self.libs)
         for lib in self.libs:
             if lib.name in refused:
@@ -151,49 +199,53 @@ class Runner:
             m.unit, m.bytes_per_op, m.note = reply["unit"], reply["bytes_per_op"], reply.get("note")
             calibrated = self._call(lib, f"calibrate {case.id} {target_ns}", timeout=300)
             if calibrated["type"] == "calibrated":
-                iters[lib.name] = calibrated["iters"]
+                iters[lib.name] = calibrated["iters"] if self.settings.counter == "time" else \
+                    instructions.batch(calibrated["iters"])
             else:
                 m.status, m.reason = "error", calibrated.get("reason")
         return results, iters
 
-    def _measure_case(self, case: Case) -> list[Measurement]:
-        if self.settings.counter == "instructions":
-            return self._count_case(case)
+    def _first_pass(self, case: Case) -> _Plan:
+        """The case in this pass's workers: prepared, checked, calibrated,
+        warmed up, its samples planned, its first rounds taken."""
         results, iters = self._first_process(case)
-        ready = [lib for lib in self.libs if lib.name in iters]
-
-        # The first process's warm-up also tells how long a round takes, which
-        # bounds the samples of a case whose single operation is slow.
-        round_ns = self._warm_up(case, ready, results, iters)
-        samples = self.settings.samples
+        plan = _Plan(case, results, iters, [lib for lib in self.libs if lib.name in iters])
+        # The warm-up also tells how long a round takes, which bounds the
+        # samples of a case whose single operation is slow.
+        round_ns = self._warm_up(case, plan.ready, results, iters)
+        plan.samples = self.settings.samples
         if round_ns:
-            budget = int(MAX_CASE_SECONDS * max(len(ready), 1) * 1e9 / round_ns)
-            samples = max(MIN_SAMPLES, min(samples, budget))
-        processes = max(1, min(self.settings.processes, samples))
-        per_process = math.ceil(samples / processes)
-        taken = 0
-        while ready and taken < samples:
-            if taken:                       # a fresh process per library for the next rounds
-                self._release(case, ready)
-                self._spawn(ready)
-                prepared, refused = self._prepare(case, ready)
-                for name, reply in refused.items():
-                    results[name].status = "error"
-                    results[name].reason = f"ready in an earlier worker, then: {reply.get('reason')}"
-                ready = [lib for lib in ready if lib.name in prepared]
-                self._warm_up(case, ready, results, iters)
-            for _ in range(min(per_process, samples - taken)):
-                for lib in ready if taken % 2 == 0 else ready[::-1]:
-                    self._sample(case, lib, results[lib.name], iters, keep=True)
-                taken += 1
-            ready = [lib for lib in ready if results[lib.name].status == "ok"]
-        self._release(case, ready)
-        return [results[lib.name] for lib in self.libs]
+            budget = int(MAX_CASE_SECONDS * max(len(plan.ready), 1) * 1e9 / round_ns)
+            plan.samples = max(MIN_SAMPLES, min(plan.samples, budget))
+        plan.per_process = math.ceil(plan.samples / max(1, min(self.settings.processes, plan.samples)))
+        self._rounds(plan)
+        return plan
+
+    def _next_pass(self, plan: _Plan) -> None:
+        """The case again in this pass's fresh workers: prepared (and so
+        checked) again, warmed up, a few more rounds."""
+        prepared, refused = self._prepare(plan.case, plan.ready)
+        for name, reply in refused.items():
+            plan.results[name].status = "error"
+            plan.results[name].reason = f"ready in an earlier worker, then: {reply.get('reason')}"
+        plan.ready = [lib for lib in plan.ready if lib.name in prepared]
+        self._warm_up(plan.case, plan.ready, plan.results, plan.iters)
+        self._rounds(plan)
+
+    def _rounds(self, plan: _Plan) -> None:
+        """This pass's rounds of the plan, the libraries alternating A B, B A."""
+        for _ in range(min(plan.per_process, plan.samples - plan.taken)):
+            for lib in plan.ready if plan.taken % 2 == 0 else plan.ready[::-1]:
+                self._sample(plan.case, lib, plan.results[lib.name], plan.iters, keep=True)
+            plan.taken += 1
+        plan.ready = [lib for lib in plan.ready if plan.results[lib.name].status == "ok"]
+        self._release(plan.case, plan.ready)
 
     def _count_case(self, case: Case) -> list[Measurement]:
         """Instructions per operation: the case prepared and checked in a
         worker, its batch sized there (the target time, natively), then one
         callgrind count of that batch per process, libraries alternating."""
+        self._spawn(self.libs)
         results, iters = self._first_process(case)
         self._release(case, self.libs)
         self.close()

@@ -28,19 +28,47 @@ CURL_SHAPES = [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-204
 def recorded(run: Run, store, source: str) -> Iterator[Callable[[Measurement], None]]:
     """Keep `run` in `store` (None: nowhere) while it is measured; yields the
     function that adds one finished measurement. An interrupted run keeps
-    what it measured and stays marked incomplete."""
+    what it measured and stays marked incomplete.
+
+    `run.state` is "running" from the start, then "complete" when the block
+    ends normally, "interrupted" on Ctrl-C (KeyboardInterrupt, SystemExit)
+    and "crashed" on any other exception, which is re-raised once the state
+    is recorded; `run.finished` is set in every case.
+
+    A store that fails does not lose what is measured: if it refuses the
+    start, that error is raised before anything is measured; during the run
+    a refused result stays in `run` and the store writes it again at the
+    end (see Store). If that last write fails too, the run goes on as
+    measured (printed, --json, --out) with a warning saying what the store
+    lacks; it does not become an error, and an exception from the block
+    wins over it."""
+    import datetime as dt
+
     def keep(measurement: Measurement) -> None:
         run.measurements.append(measurement)
         if store:
             store.add(run.id, measurement)
 
+    run.state = "running"
     if store:
         store.begin(run, source=source)
     try:
         yield keep
+        run.state = "complete"
+    except (KeyboardInterrupt, SystemExit):
+        run.state = "interrupted"
+        raise
+    except BaseException:
+        run.state = "crashed"
+        raise
     finally:
+        run.finished = run.finished or dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         if store:
-            store.finish(run)
+            try:
+                store.finish(run)
+            except SslperfError as exc:
+                run.warnings.append(f"The results store does not hold all of this run: {exc.message} "
+                                    "Everything measured is in this output; keep it with --out or --json.")
 
 
 def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
@@ -50,7 +78,8 @@ def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, sou
     runner = Runner(libs, settings, extra_settings, extra_env)
     try:
         with recorded(runner.run, store, source) as keep:
-            runner.measure(cases, progress, on_measurement=keep)
+            runner.measure(cases, progress, on_measurement=keep,
+                           on_update=(lambda m: store.replace(runner.run.id, m)) if store else None)
     finally:
         runner.close()
     return runner.run

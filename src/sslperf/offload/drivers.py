@@ -59,9 +59,14 @@ def parse(text: str) -> list[Driver]:
         if "name" not in entry or "driver" not in entry:
             continue
         drivers.append(Driver(entry["name"], entry["driver"], entry.get("module", ""),
-                              int(entry.get("priority", "0") or 0), entry.get("type", ""), entry.get("selftest", ""),
+                              _priority(entry.get("priority", "")), entry.get("type", ""), entry.get("selftest", ""),
                               entry.get("async") == "yes", entry.get("internal") == "yes", entry))
     return drivers
+
+
+def _priority(text: str) -> int:
+    """A driver's priority; a damaged or absurd value counts as none (0)."""
+    return int(text) if text.isdigit() and len(text) <= 9 else 0
 
 
 def chosen(drivers: list[Driver]) -> list[Driver]:

@@ -262,6 +262,9 @@ def header(run: Run) -> Group:
         lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
                  f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
                  f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
+    if env.get("instruction_counter"):
+        lines.append(f"instructions counted by {env['instruction_counter']}; hardware counter: "
+                     f"{escape(env.get('hardware_instruction_counter') or '?')}")
     placement = env.get("placement") or {}
     if "server_cpu" in placement:
         lines.append(f"loopback server pinned to CPU {placement['server_cpu']}, client to CPU {placement['client_cpu']}")
@@ -269,7 +272,9 @@ def header(run: Run) -> Group:
         lines.append(f"threads on CPUs {', '.join(map(str, placement['thread_cpus']))}")
     if not env.get("imported") and "pinned_cpu" in env:
         where = f"pinned to CPU {env['pinned_cpu']}" if env["pinned_cpu"] is not None else "[yellow]not pinned[/]"
-        lines.append(f"workers {where}, {run.settings.get('processes', 1)} worker processes per case and library")
+        lines.append(f"workers {where}; each case sampled in {run.settings.get('processes', 1)} fresh worker "
+                     "processes per library, spread over the run"
+                     + ("; fixed memory layout (no ASLR)" if run.settings.get("fixed_layout") else ""))
     if env.get("mask"):
         lines.append(f"[bold yellow]CPU mask {env['mask']} in force[/] (OPENSSL_ia32cap={env.get('mask_env')})")
     for lib in run.libs:

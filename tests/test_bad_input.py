@@ -1,0 +1,81 @@
+"""A table of bad inputs for every verb: each gives exit code 2 (bad input or
+environment) with one paragraph that names the problem, never a traceback,
+and nothing is measured or recorded before the input is checked."""
+
+import hashlib
+import json
+
+import pytest
+
+from conftest import run_cli
+
+NOT_A_DIR = "/etc/passwd/x"       # a path under a file: no directory can be made there
+
+BAD_INPUTS = [
+    (["speed", "--case", "kex/x25519/derive", "--out", f"{NOT_A_DIR}/run.json"], "Cannot use --out"),
+    (["speed", "--case", "nosuch/case"], "is not a case sslperf knows"),
+    (["speed", "--case", "kex/x25519/derive", "--cpu", "4096"], "CPU 4096 is not one"),
+    (["speed", "--lib", "nosuch-1.0"], "No built or registered library"),
+    (["speed", "--case", "kex/x25519/derive", "--sizes", "0"], "is not a size"),
+    (["api", "--lib", "nosuch-1.0"], "No built or registered library"),
+    (["tls", "--threads", "0,x"], "thread counts"),
+    (["tls", "--loopback", "--server-lib", "nosuch-1.0"], "No built or registered library"),
+    (["tls", "--loopback", "--threads", "1"], "two different measurements"),
+    (["report", "latest", "--out", NOT_A_DIR], "Cannot use --out"),
+    (["profile", "kex/x25519/derive", "--out", NOT_A_DIR], "Cannot use --out"),
+    (["compare", "nosuch-lib", "other-lib"], "No run in the store"),
+    (["runs", "show", "nosuchrun"], "No run `nosuchrun`"),
+    (["libs", "remove", "openssl"], "No built or registered library"),
+    (["offload", "scan", "--file", "/etc/passwd"], "holds no /proc/crypto entry"),
+    (["import", "/etc/passwd"], "/etc/passwd"),
+    (["--db", "notaurl", "runs", "list"], "notaurl"),
+]
+
+
+@pytest.mark.parametrize("args, needle", BAD_INPUTS, ids=[" ".join(a[:3]) for a, _ in BAD_INPUTS])
+def test_bad_input_is_one_paragraph_with_exit_2(sslperf_dirs, args, needle):
+    result = run_cli(*args, timeout=300)
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.stderr.startswith("error: ") and needle in result.stderr, result.stderr
+
+
+def test_bad_input_records_no_run(sslperf_dirs):
+    for args in (["tls", "--threads", "0,x"], ["tls", "--loopback", "--server-lib", "nosuch-1.0"],
+                 ["speed", "--case", "kex/x25519/derive", "--out", f"{NOT_A_DIR}/run.json"]):
+        assert run_cli(*args).returncode == 2
+    assert json.loads(run_cli("runs", "list", "--json").stdout or "[]") == []
+
+
+def test_user_text_is_printed_as_it_is(sslperf_dirs):
+    # rich would turn `:x:` into an emoji and `[bold]` into style; user text must print verbatim.
+    result = run_cli("speed", "--lib", "root:x:0:0[bold]")
+    assert result.returncode == 2 and "root:x:0:0[bold]" in result.stderr, result.stderr
+
+
+def test_libs_remove_acts_on_exact_names_only(sslperf_dirs):
+    cache, _ = sslperf_dirs
+    home = cache / "libs" / "openssl-3.6.3-abc"
+    (home / "prefix" / "include" / "openssl").mkdir(parents=True)
+    (home / "prefix" / "lib").mkdir()
+    (home / "build.json").write_text(json.dumps({"name": "openssl-3.6.3", "flavor": "openssl", "version": "3.6.3",
+                                                 "variants": [], "key": hashlib.sha256(b"x").hexdigest()}))
+    result = run_cli("libs", "remove", "openssl")
+    assert result.returncode == 2 and "not the exact name" in result.stderr and "openssl-3.6.3" in result.stderr
+    assert home.exists()
+    result = run_cli("libs", "remove", "openssl-3.6.3")
+    assert result.returncode == 0 and "removed openssl-3.6.3" in result.stdout and not home.exists()
+
+
+def test_runs_rm_deletes_exact_or_unique_runs_only(sslperf_dirs):
+    for _ in range(2):
+        assert run_cli("speed", "--case", "kex/x25519/derive", "--samples", "3", "--time", "2").returncode == 0
+    ids = [row["id"] for row in json.loads(run_cli("runs", "list", "--json").stdout)]
+    common = ids[0][:4]                                  # "2026": both runs start with it
+    for bad in ("", "latest", common):
+        result = run_cli("runs", "rm", bad)
+        assert result.returncode == 2 and "nothing was deleted" in result.stderr, (bad, result.stderr)
+    assert len(json.loads(run_cli("runs", "list", "--json").stdout)) == 2
+    result = run_cli("runs", "rm", ids[0])
+    assert result.returncode == 0 and f"deleted {ids[0]}" in result.stdout and "1 result)" in result.stdout
+    assert [row["id"] for row in json.loads(run_cli("runs", "list", "--json").stdout)] == ids[1:]
