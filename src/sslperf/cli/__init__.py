@@ -10,6 +10,7 @@ from rich.markup import escape
 
 import sslperf
 from sslperf.cli.api import api
+from sslperf.cli.bisect import bisect
 from sslperf.cli.common import make_console
 from sslperf.cli.compare import compare
 from sslperf.cli.imports import import_cmd
@@ -60,6 +61,7 @@ cli.add_command(report)
 cli.add_command(import_cmd)
 cli.add_command(offload)
 cli.add_command(profile)
+cli.add_command(bisect)
 cli.add_command(recommend)
 
 

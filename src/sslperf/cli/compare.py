@@ -27,8 +27,11 @@ EXIT_REGRESSION = 4
 @click.option("--fail-above", type=float, metavar="PCT",
               help=f"Exit with code {EXIT_REGRESSION} when a case is significantly slower than the baseline by "
                    "more than PCT % (a CI gate).")
+@click.option("--explain", "explain_top", type=click.IntRange(0, 50), default=0, metavar="N",
+              help="Profile the N largest significant slow-downs on both libraries with callgrind and show the "
+                   "functions whose share moved most (needs valgrind and both libraries in hand).")
 @click.pass_context
-def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> None:
+def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, explain_top) -> None:
     """Compare libraries (their latest runs) or runs; the first is the baseline.
 
     \b
@@ -71,6 +74,8 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> 
     else:
         for table in view.tables(result):
             console.print(table)
+    if explain_top and fmt == "table":
+        _explain(result, explain_top)
     if fail_above is not None:
         regressions = result.regressions(fail_above)
         for row, column, change in regressions:
@@ -78,6 +83,32 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above) -> 
                           f"(p={change.p:.3f})", soft_wrap=True)
         if regressions:
             sys.exit(EXIT_REGRESSION)
+
+
+def _explain(result, top: int) -> None:
+    """Why: each of the `top` largest significant slow-downs profiled on its two libraries."""
+    from sslperf.libs import installed
+    from sslperf.profiling.explain import available, profile_pair
+    from sslperf.profiling.render import print_explanation
+
+    slower = sorted(result.regressions(0.0), key=lambda found: found[2].ratio)[:top]
+    if not slower:
+        console.print("--explain: no significant slow-down to explain.")
+        return
+    if not available():
+        console.print("[yellow]--explain needs valgrind (callgrind) to profile both sides; it is not installed.[/]")
+        return
+    base = result.columns[0]
+    for row, column, change in slower:
+        try:
+            older, newer = installed.find(base.lib), installed.find(column.lib)
+        except SslperfError as exc:
+            console.print(f"[yellow]not explained: {row.case} on {column.label}: {exc.message}[/]", soft_wrap=True)
+            continue
+        console.print(f"[bold]Why {row.case} is {-change.percent:.1f}% slower on {column.label} than on "
+                      f"{base.label}[/] (callgrind, the harness loop only; shares of all instructions):",
+                      soft_wrap=True)
+        print_explanation(*profile_pair(older, newer, row.case), 10, console)
 
 
 def _floors(store, runs: dict) -> tuple[dict, str]:

@@ -76,7 +76,7 @@ def list_variants() -> None:
                   "(options a version's Configure does not know are skipped and listed by `libs info`).")
 
 
-class _RichBuildProgress:
+class RichBuildProgress:
     """Phase and compile N/M for one build, as a rich progress bar."""
 
     def __init__(self, bar: Progress, label: str):
@@ -127,7 +127,7 @@ def build_cmd(names, extra_variants, configure_opt, cflags, jobs, source_dir, ta
         with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
             if not console.is_terminal:
                 console.print(f"building {label} …")
-            outcome = builder.build(request, _RichBuildProgress(bar, label), force=force)
+            outcome = builder.build(request, RichBuildProgress(bar, label), force=force)
         lib = outcome.lib
         if outcome.cache_hit:
             console.print(f"[green]✓[/] {escape(lib.name)}: cached build ({outcome.seconds:.2f} s) — "

@@ -79,6 +79,11 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
     elif not run.complete:
         console.print("[yellow]this run is incomplete: it was interrupted or is still going[/]")
     print_run(run, console, metric)
+    if "bisect" in run.settings:
+        from sslperf.bisect.render import stored_summary
+
+        for line in stored_summary(run.settings["bisect"]):
+            console.print(escape(line), soft_wrap=True)
 
 
 @runs.command("rm")

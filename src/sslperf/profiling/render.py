@@ -49,6 +49,17 @@ def print_profiles(profiles: list[Profile], tool: str, why: str, top: int, out: 
     console.print(f"Raw profiles, the tool's reports and profile.json: {escape(str(out))}", style="dim")
 
 
+def print_explanation(a: Profile, b: Profile, top: int, console: Console) -> None:
+    """Why B costs what it does against A: the cost per operation of each
+    and the functions whose self and inclusive shares moved most."""
+    console.print(f"  {escape(a.lib)}: {_cost_line(a)}")
+    console.print(f"  {escape(b.lib)}: {_cost_line(b)}")
+    if a.cost_per_op:
+        console.print(f"  cost per operation ({escape(a.unit)}): ×{b.cost_per_op / a.cost_per_op:.3f}")
+    console.print(_changes_table(a, b, top, "self"))
+    console.print(_changes_table(a, b, top, "inclusive"))
+
+
 def _cost_line(p) -> str:
     seconds = p.wall_ns / 1e9
     if p.tool == "callgrind":

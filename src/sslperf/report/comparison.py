@@ -19,7 +19,7 @@ def _value(summary: Summary | None, unit: str) -> str:
     return f"{value} ±{summary.ci_half_width * 100:.0f}% n={summary.n}"
 
 
-def _change(change: Change | None) -> tuple[str, str]:
+def change_text(change: Change | None) -> tuple[str, str]:
     """(text, style) for a change cell."""
     if change is None:
         return "", ""
@@ -53,7 +53,7 @@ def tables(comparison: Comparison) -> list[Table]:
             for index, summary in enumerate(row.summaries):
                 cells.append(_value(summary, row.unit) if row.cells[index] else "")
                 if index:
-                    text, style = _change(row.changes[index])
+                    text, style = change_text(row.changes[index])
                     cells.append(Text(text, style=style))
             table.add_row(*cells)
         geo = comparison.geomeans(rows)
@@ -79,7 +79,7 @@ def to_markdown(comparison: Comparison) -> str:
             for index, summary in enumerate(row.summaries):
                 cells.append(_value(summary, row.unit))
                 if index:
-                    cells.append(_change(row.changes[index])[0])
+                    cells.append(change_text(row.changes[index])[0])
             lines.append("| " + " | ".join(cells) + " |")
         geo = comparison.geomeans(rows)
         cells = ["**geomean**", ""]

@@ -264,7 +264,41 @@ def handshake_figures(run: Run, out: Path, formats: tuple[str, ...], metric: str
     return figures
 
 
+def bisect_figure(run: Run, out: Path, formats: tuple[str, ...]) -> list[Figure]:
+    """A stored bisect: the case's cost per operation at every release (or
+    commit) it measured, in history order, with each found step marked."""
+    search = run.settings.get("bisect")
+    if not search:
+        return []
+    metric = search.get("metric", "wall")
+    tokens = [p.split(" ")[0] for p in search.get("points", [])]
+    cells = {m.lib: m for m in _ok(run.measurements, metric) if m.case == search.get("case")}
+    placed = sorted((i, m) for lib, m in cells.items() for i, t in enumerate(tokens) if t == lib or lib.endswith(t))
+    if not placed:
+        return []
+    per_op = ([m.instructions_per_op() / 1e6 for _, m in placed] if metric == "instructions"
+              else [m.micros_per_op(metric) for _, m in placed])
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(tokens)), 4.2))
+    ax.plot([i for i, _ in placed], per_op, marker="o", color="tab:blue")
+    for boundary in search.get("boundaries", []):
+        change = boundary.get("change") or {}
+        x = (boundary["before"] + boundary["after"]) / 2
+        ax.axvline(x, color="tab:red" if boundary["kind"] == "step" else "grey", ls="--", lw=1)
+        if change.get("ratio"):       # the rate's ratio; the figure draws cost, its inverse
+            ax.annotate(f"{(1 / change['ratio'] - 1) * 100:+.1f}%", (x, max(per_op) * 1.03), fontsize=8,
+                        ha="center", va="bottom")
+    ax.set_xticks(range(len(tokens)))
+    ax.set_xticklabels(tokens, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, max(per_op) * 1.15)
+    unit = "M instructions" if metric == "instructions" else "µs"
+    ax.set_ylabel(f"{unit} per operation (lower is better)")
+    ax.set_title(f"bisect of {search.get('case')}: {search.get('status') or 'not finished'}")
+    ax.grid(alpha=0.3)
+    return [Figure("bisect", f"bisect of {search.get('case')}", _save(fig, out, "bisect", formats))]
+
+
 def all_figures(run: Run, out: Path, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
-    return (throughput_by_size(run, out, formats, metric) + operations_bars(run, out, formats, metric)
+    return (bisect_figure(run, out, formats)
+            + throughput_by_size(run, out, formats, metric) + operations_bars(run, out, formats, metric)
             + scaling_fits(run, out, formats, metric) + version_lines(run, out, formats, metric)
             + handshake_figures(run, out, formats, metric))

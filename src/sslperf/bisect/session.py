@@ -1,0 +1,245 @@
+"""A bisect as the command runs it: points built on demand (cached, with
+progress), each step one interleaved, pinned run of the case on two or three
+libraries, the verdicts read with the noise floor, everything kept as one
+stored run, and the boundary explained by a profile of its two sides."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from sslperf.bisect.search import EndUnusable, Outcome, Search
+from sslperf.bisect.space import Space
+from sslperf.compare import Change, Floors, change
+from sslperf.errors import BuildFailed, SslperfError
+from sslperf.libs import build as builder
+from sslperf.libs import installed
+from sslperf.libs.model import Lib
+from sslperf.measure.runner import Settings
+from sslperf.measure.session import certificates, run_cases
+from sslperf.measure.suites import Case
+from sslperf.results import Measurement, Run
+
+LONGER = 2          # an unclear step is measured again with this many times the processes and samples
+
+
+@dataclass
+class Judge:
+    """How a change is called: the metric, --threshold, alpha and the noise floors."""
+    metric: str
+    threshold: float
+    alpha: float
+    floors: Floors = field(default_factory=dict)
+
+    def change(self, older: Measurement, newer: Measurement) -> Change | None:
+        return change(older, newer, self.metric, self.threshold, self.alpha, paired=True, floors=self.floors)
+
+
+@dataclass
+class Build:
+    name: str
+    cached: bool
+    seconds: float
+    problem: str | None = None
+
+
+class Events:
+    """What the command shows as the bisect goes (progress and step lines)."""
+
+    def building(self, label: str) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext(builder.SilentProgress())
+
+    def built(self, build: Build) -> None: ...
+
+    def measuring(self, labels: list[str], longer: bool) -> None: ...
+
+    def measured(self, what: str, done: int, total: int) -> None: ...
+
+    def step(self, step) -> None: ...
+
+
+class RealProbe:
+    """Builds and measures the points of `space` for `case`."""
+
+    def __init__(self, space: Space, case: Case, settings: Settings, judge: Judge, events: Events,
+                 env: dict[str, str]):
+        self.space = space
+        self.case = case
+        self.settings = settings
+        self.judge = judge
+        self.events = events
+        self.env = env
+        self.libs: dict[int, Lib] = {}
+        self.builds: list[Build] = []
+        self.runs: list[Run] = []
+        self.build_seconds = 0.0
+        self.measure_seconds = 0.0
+
+    def build(self, index: int) -> str | None:
+        if index in self.libs:
+            return None
+        point = self.space.points[index]
+        started = time.monotonic()
+        try:
+            with self.events.building(point.label) as progress:
+                outcome = builder.build(point.request, progress)
+        except BuildFailed as exc:
+            seconds = time.monotonic() - started
+            self.build_seconds += seconds
+            record = Build(point.name, False, seconds, f"the build failed: {exc.message}")
+            self.builds.append(record)
+            self.events.built(record)
+            return record.problem
+        self.build_seconds += 0 if outcome.cache_hit else outcome.seconds
+        self.libs[index] = outcome.lib
+        record = Build(outcome.lib.name, outcome.cache_hit,
+                       outcome.lib.info.get("build_seconds", 0.0) if outcome.cache_hit else outcome.seconds)
+        self.builds.append(record)
+        self.events.built(record)
+        return None
+
+    def measure(self, indexes: list[int], longer: bool) -> Run:
+        settings = self.settings
+        if longer:
+            settings = dataclasses.replace(settings, samples=settings.samples * LONGER,
+                                           processes=settings.processes * LONGER)
+        self.events.measuring([self.space.points[i].label for i in indexes], longer)
+        started = time.monotonic()
+        run = run_cases([self.libs[i] for i in indexes], [self.case], settings, None, "sslperf bisect",
+                        {"suite": "bisect-step", "metric": self.judge.metric}, self.env,
+                        progress=self.events.measured)
+        self.measure_seconds += time.monotonic() - started
+        self.runs.append(run)
+        return run
+
+    def _cell(self, run: Run, index: int) -> Measurement | None:
+        name = self.libs[index].name
+        return next((m for m in run.measurements if m.lib == name and m.case == self.case.id), None)
+
+    def unusable(self, run: Run, index: int) -> str | None:
+        cell = self._cell(run, index)
+        if cell is None:
+            return f"{self.space.points[index].label} gave no result for {self.case.id}"
+        if cell.status != "ok":
+            return f"{self.case.id} is {cell.status} on {self.space.points[index].label}: {cell.reason}"
+        return None
+
+    def change(self, run: Run, older: int, newer: int) -> Change | None:
+        a, b = self._cell(run, older), self._cell(run, newer)
+        if a is None or b is None or a.status != "ok" or b.status != "ok":
+            return None
+        return self.judge.change(a, b)
+
+
+@dataclass
+class Bisect:
+    """The answer, with what it cost."""
+    case: str
+    space: Space
+    judge: Judge
+    outcome: Outcome
+    probe: RealProbe
+    seconds: float
+    run: Run | None = None           # the stored record
+    explanations: list = field(default_factory=list)     # (boundary, profile A, profile B)
+
+    def label(self, index: int) -> str:
+        return self.space.points[index].label
+
+    def as_dict(self) -> dict:
+        return {
+            "case": self.case, "kind": self.space.kind, "metric": self.judge.metric,
+            "threshold": self.judge.threshold, "alpha": self.judge.alpha,
+            "points": [p.label for p in self.space.points], "good": self.space.good, "bad": self.space.bad,
+            "note": self.space.note, **self.outcome.as_dict(),
+            "builds": [vars(b) for b in self.probe.builds],
+            "seconds": {"total": round(self.seconds, 1), "building": round(self.probe.build_seconds, 1),
+                        "measuring": round(self.probe.measure_seconds, 1)},
+        }
+
+
+def bisect(space: Space, case: Case, settings: Settings, judge: Judge, events: Events, store) -> Bisect:
+    """Search `space` for where `case` changed; the result is stored (when
+    `store` is given) even if the search is interrupted."""
+    started = time.monotonic()
+    with _case_env(case, space) as env:
+        probe = RealProbe(space, case, settings, judge, events, env)
+        search = Search(len(space.points), probe, on_step=events.step)
+        result = Bisect(case.id, space, judge, search.outcome, probe, 0.0)
+        try:
+            search.run()
+        except EndUnusable as exc:
+            end = "good" if exc.index == space.good else "bad"
+            raise SslperfError(f"The {end} end {space.points[exc.index].label} cannot be used: {exc.problem}",
+                               hint="Choose an end that builds and runs the case (`sslperf speed --case CASE --lib "
+                                    "END` shows why it does not).") from None
+        finally:
+            result.seconds = time.monotonic() - started
+            result.run = _record(result, store)
+    return result
+
+
+@contextlib.contextmanager
+def _case_env(case: Case, space: Space) -> Iterator[dict[str, str]]:
+    """API and TLS cases read certificates; they are made once, by the first
+    library that builds (any of them makes the same kind of files)."""
+    if case.family not in ("tls", "api"):
+        yield {}
+        return
+    with certificates(installed.find("system") if _has_system() else _any_built()) as cert_dir:
+        yield {"SSLPERF_CERT_DIR": str(cert_dir)}
+
+
+def _has_system() -> bool:
+    from sslperf.libs.system import find_system
+
+    return find_system() is not None
+
+
+def _any_built() -> Lib:
+    found = installed.built_libs()
+    if not found:
+        raise SslperfError("API and TLS cases need a library to make their certificates, and none is in hand.",
+                           hint="Install the system OpenSSL (libssl-dev) or build one library first.")
+    return found[0]
+
+
+def _record(result: Bisect, store) -> Run | None:
+    """One run for the whole bisect: each point's first measurement (a
+    midpoint's from its own step), and the search in settings["bisect"]."""
+    runs = result.probe.runs
+    if not runs:
+        return None
+    record = Run.new({"suite": "bisect", "case": result.case, "metric": result.judge.metric,
+                      "bisect": result.as_dict(), **{k: v for k, v in runs[0].settings.items() if k != "suite"}},
+                     runs[0].environment)
+    seen = set()
+    for run in runs:
+        for info in run.libs:
+            if info.name not in seen:
+                seen.add(info.name)
+                record.libs.append(info)
+                record.measurements += [m for m in run.measurements if m.lib == info.name]
+        record.warnings += [w for w in run.warnings if w not in record.warnings]
+    record.finished = runs[-1].finished
+    record.complete = bool(result.outcome.status)
+    record.state = "complete" if record.complete else "interrupted"
+    if store is not None:
+        try:
+            store.save(record, "sslperf bisect")
+        except SslperfError as exc:
+            record.warnings.append(f"The results store did not keep this bisect: {exc.message}")
+            return record
+    return record
+
+
+def explain(result: Bisect, top_boundaries: int = 2) -> None:
+    """Profile each found step's two sides, the largest steps first."""
+    from sslperf.profiling.explain import profile_pair
+
+    for boundary in [b for b in result.outcome.boundaries if b.kind == "step"][:top_boundaries]:
+        older, newer = result.probe.libs[boundary.before], result.probe.libs[boundary.after]
+        result.explanations.append((boundary, *profile_pair(older, newer, result.case)))

@@ -1,0 +1,193 @@
+"""`sslperf bisect`: which release (or commit) changed a case, and why."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from sslperf.cli.common import make_console, open_store, placement_options
+from sslperf.cli.common import settings as make_settings
+from sslperf.cli.libs import RichBuildProgress
+
+console = make_console()
+progress_console = make_console(stderr=True)
+DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}
+
+
+@click.command()
+@click.argument("case_id", metavar="CASE")
+@click.option("--good", required=True, help="The release (or, with --git, the revision) where the case is as wanted.")
+@click.option("--bad", required=True, help="The release (or revision) where it is not. Either may be the older.")
+@click.option("--git", "git_repo", type=click.Path(file_okay=False, path_type=Path),
+              help="Bisect the first-parent commits between --good and --bad of this local clone instead of "
+                   "releases.")
+@click.option("--metric", type=click.Choice(["auto", "instructions", "wall", "cpu"]), default="auto",
+              show_default=True,
+              help="What decides each step. auto: instructions counted by callgrind when valgrind is installed "
+                   "(deterministic, so small steps are found; every case runs in memory on one CPU), else wall "
+                   "time.")
+@click.option("--threshold", type=click.FloatRange(0, 100),
+              help="Smallest change in % a step may call (default 1 for instructions, 2 for time); the machine's "
+                   "measured noise floor is used when larger.")
+@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True)
+@click.option("--time", "time_ms", type=click.FloatRange(1, 10000), default=30, show_default=True,
+              help="Target wall time of one sample, in ms (time metrics).")
+@click.option("--samples", type=click.IntRange(3, 1000), default=10, show_default=True,
+              help="Samples per library in a step (time metrics).")
+@click.option("--explain/--no-explain", default=True, show_default=True,
+              help="Profile the two sides of each found step with callgrind and show the functions whose share "
+                   "moved most.")
+@click.option("--top", type=click.IntRange(1, 100), default=10, show_default=True, help="Functions per table.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Parallel compile jobs of a build.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of tables.")
+@click.option("--no-store", is_flag=True, help="Do not keep the bisect in the results store.")
+@placement_options
+@click.pass_context
+def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms, samples, explain, top, jobs,
+           as_json, no_store, cpu, no_pin, fixed_layout, processes) -> None:
+    """Find the release (or commit) between --good and --bad where CASE
+    changed: a binary search that builds each midpoint (cached) and measures
+    it against both ends of its interval in one interleaved, pinned run. A
+    change in several steps is found step by step with each one's share; a
+    history that is not monotonic is shown, not guessed at. Then the two
+    sides of the change are profiled to say which functions moved.
+
+    \b
+    Examples:
+      sslperf bisect api/ssl-ctx/new --good openssl-3.0.0 --bad openssl-3.0.8
+      sslperf bisect cipher/aes-128-gcm/encrypt/16 --good openssl-1.1.1w --bad openssl-3.0.8 --metric wall
+      sslperf bisect api/ssl-ctx/new --git ~/src/openssl --good openssl-3.0.0 --bad openssl-3.0.1
+    """
+    import os
+
+    from sslperf.bisect import render, session, space as spaces
+    from sslperf.libs import installed
+    from sslperf.measure import suites
+
+    started = time.monotonic()
+    case = suites.parse_case(case_id)
+    jobs = jobs or os.cpu_count() or 1
+    metric, why = _metric(metric)
+    space = (spaces.commits_between(git_repo, good, bad, jobs) if git_repo
+             else spaces.releases_between(good, bad, jobs))
+    threshold = DEFAULT_THRESHOLD[metric] if threshold is None else threshold
+    settings = make_settings(time_ms, samples, cpu, no_pin, processes, None, metric, fixed_layout)
+    store = None if no_store else open_store(ctx)
+    floors, floor_note = _floors(store, metric)
+    judge = session.Judge(metric, threshold / 100, alpha, floors)
+    out = progress_console if as_json else console
+    built = {lib.name for lib in installed.built_libs()}
+    for line in render.space_lines(space, case.id, built):
+        out.print(escape(line), soft_wrap=True)
+    out.print(f"metric: {metric} ({why}); {floor_note}", style="dim", soft_wrap=True)
+    result = session.bisect(space, case, settings, judge, _TerminalEvents(out, [p.label.split(' ')[0] for p in space.points]), store)
+    if explain and not as_json:
+        _explain(result, out)
+    seconds = time.monotonic() - started
+    if as_json:
+        click.echo(json.dumps({**result.as_dict(), "run_id": result.run.id if result.run else None,
+                               "wall_seconds": round(seconds, 1)}, indent=1))
+        return
+    render.print_result(result, console)
+    _print_explanations(result, top)
+    render.print_costs(result, seconds, console)
+    if result.run is not None and not no_store:
+        console.print(f"[dim]stored as run {result.run.id} (`sslperf runs show {result.run.id}`, "
+                      f"`sslperf report {result.run.id}`)[/dim]")
+
+
+def _metric(requested: str) -> tuple[str, str]:
+    if requested != "auto":
+        return requested, "asked for"
+    if shutil.which("valgrind"):
+        return "instructions", "auto: valgrind is installed; counts do not move with the machine's load"
+    return "wall", "auto: valgrind is not installed (install it for the deterministic instruction counts)"
+
+
+def _floors(store, metric: str) -> tuple[dict, str]:
+    if metric == "instructions":
+        return {}, "noise floor: none applies to instruction counts (the threshold decides)"
+    if store is None:
+        return {}, "noise floor: not read (--no-store); the threshold decides"
+    from sslperf.measure import environment
+
+    host = environment.capture().get("host")
+    found = store.floors(host) if host else {}
+    if not found:
+        return {}, f"noise floor: not measured on {host} (`sslperf noise`); the threshold decides"
+    return {k: f["floor"] for k, f in found.items()}, f"noise floor of {host} applies where larger than the threshold"
+
+
+def _explain(result, out) -> None:
+    from sslperf.bisect import session
+    from sslperf.profiling.explain import available
+
+    if not any(b.kind == "step" for b in result.outcome.boundaries):
+        return
+    if not available():
+        out.print("Not explained: profiling the two sides needs valgrind (callgrind).", style="yellow")
+        return
+    out.print("profiling both sides of each step with callgrind …", style="dim")
+    session.explain(result)
+
+
+def _print_explanations(result, top: int) -> None:
+    from sslperf.profiling.render import print_explanation
+
+    for boundary, a, b in result.explanations:
+        label = lambda i: result.label(i).split(" ")[0]     # noqa: E731
+        console.print(f"[bold]Why {escape(label(boundary.before))} → {escape(label(boundary.after))}[/] "
+                      "(callgrind, the harness loop only; shares of all instructions):")
+        print_explanation(a, b, top, console)
+
+
+class _TerminalEvents:
+    """Builds with a progress bar, a line per step as it ends."""
+
+    def __init__(self, out, labels: list[str]):
+        self.out = out
+        self.labels = labels
+        self.bar: Progress | None = None
+        self.task = None
+
+    @contextlib.contextmanager
+    def building(self, label: str):
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn())
+        with Progress(*columns, console=self.out, transient=True, disable=not self.out.is_terminal) as bar:
+            yield RichBuildProgress(bar, label)
+
+    def built(self, build) -> None:
+        if build.problem:
+            self.out.print(f"[yellow]skipped {escape(build.name)}:[/] {escape(build.problem[:400])}", soft_wrap=True)
+        elif not build.cached:
+            self.out.print(f"built {escape(build.name)} in {build.seconds:.0f} s")
+
+    def measuring(self, labels: list[str], longer: bool) -> None:
+        self.out.print(f"measuring {', '.join(escape(x.split(' ')[0]) for x in labels)}"
+                       f"{' again, longer' if longer else ''} …", style="dim")
+
+    def measured(self, what: str, done: int, total: int) -> None:
+        if not self.out.is_terminal:
+            return
+        if self.bar is None:
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=self.out, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=total)
+        self.bar.update(self.task, description=escape(what), completed=done, total=total)
+
+    def step(self, step) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+        from sslperf.bisect.render import step_line
+
+        self.out.print(escape(step_line(self.labels.__getitem__, step)), soft_wrap=True)
