@@ -13,6 +13,7 @@ from sslperf.measure.session import certificates
 
 def every_case_id() -> list[str]:
     cases = suites.suite("full", workloads=("record", "speed-compat")) + suites.api_cases() + suites.tls_suite("full")
+    cases += suites.transfer_suite("full")
     cases += [suites.tls_resume(p, h, g, c) for p in ("tls1.3", "tls1.2") for h in ("ticket", "session-id")
               for g in ("x25519",) for c in ("ecdsa-p256",)]
     return list(dict.fromkeys(c.id for c in cases))

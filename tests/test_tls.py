@@ -2,6 +2,7 @@
 client and server, checked for version, group, cipher and resumption."""
 
 import json
+import re
 
 import pytest
 
@@ -98,7 +99,7 @@ def test_thread_scaling(sslperf_dirs):
     assert all(m["status"] == "ok" and len(m["ops"]) == 3 and min(m["ops"]) > 0 for m in counts.values())
     assert len(counts["2 threads"]["extra"]["per_thread"]) == 6          # 2 threads × 3 rounds
     bad = run_cli("tls", "--threads", "0,x")
-    assert bad.returncode == 2 and "thread counts" in bad.stderr
+    assert bad.returncode == 2 and "is not a list of counts" in bad.stderr
 
 
 def test_report_draws_handshakes_and_latency_distributions(sslperf_dirs, tmp_path):
@@ -112,3 +113,37 @@ def test_report_draws_handshakes_and_latency_distributions(sslperf_dirs, tmp_pat
     assert (out / "tls-loopback.png").stat().st_size > 10_000
     html = (out / "report.html").read_text()
     assert "system@" not in html          # different cases in the two runs: one "system" column
+
+
+def test_any_case_across_threads_each_with_its_own_state(sslperf_dirs):
+    result = run_cli("speed", "--case", "sig/ecdsa-p256/sign", "--case", "cipher/aes-128-gcm/encrypt/16384",
+                     "--threads", "1,2", "--thread-seconds", "0.3", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    got = {m["case"]: m for m in run["measurements"]}
+    assert set(got) == {f"threads/own/{n:03d}/{c}" for n in (1, 2)
+                        for c in ("sig/ecdsa-p256/sign", "cipher/aes-128-gcm/encrypt/16384")}
+    for m in got.values():
+        assert m["status"] == "ok" and len(m["ops"]) == 3 and min(m["ops"]) > 0, m
+        assert len(m["extra"]["per_thread"]) == 3 * m["size"]          # every thread did work, every round
+        assert all(ops > 0 for ops in m["extra"]["per_thread"])
+    assert got["threads/own/001/cipher/aes-128-gcm/encrypt/16384"]["unit"] == "bytes"
+    assert run["environment"]["placement"]["thread_cpus"]
+    assert any("this machine has" in w for w in run["warnings"])
+    table = run_cli("speed", "--case", "sig/ecdsa-p256/sign", "--threads", "1,2", "--thread-seconds", "0.3",
+                    "--no-store", env={"COLUMNS": "200"})
+    assert re.search(r"sig/ecdsa-p256/sign \[own\]: 2 threads .* \d+%", table.stdout), table.stdout
+
+
+def test_a_library_context_per_thread_needs_openssl_3(sslperf_dirs):
+    result = run_cli("api", "--filter", "api/fetch/sha256", "--threads", "1,2", "--thread-mode", "libctx",
+                     "--thread-seconds", "0.3", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    got = [m for m in json.loads(result.stdout)["measurements"]]
+    assert {m["case"] for m in got} == {"threads/libctx/001/api/fetch/sha256", "threads/libctx/002/api/fetch/sha256"}
+    assert all(m["status"] == "ok" for m in got)          # the system library is 3.x
+
+
+def test_too_many_cases_across_threads_is_refused_before_measuring(sslperf_dirs):
+    result = run_cli("speed", "--threads", "1,2,4", "--no-store")
+    assert result.returncode == 2 and "Choose a few cases with --case or --filter" in result.stderr

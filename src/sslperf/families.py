@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from sslperf.results import Measurement
 
 AEAD_GROUP, BLOCK_GROUP = "AEAD ciphers", "block ciphers (CBC, CTR)"
+TRANSFER_GROUP = "TLS bulk transfer (in memory)"
 API_PREFIX = "API: "
 _AEAD_NAME = re.compile(r"gcm|ccm|ocb|siv|poly1305")
 
@@ -22,7 +23,7 @@ _AEAD_NAME = re.compile(r"gcm|ccm|ocb|siv|poly1305")
 class Family:
     name: str
     groups: tuple[str, ...]          # its tables, in display order (API topics come from the catalog)
-    table: str                       # terminal table: rates | api | tls | loopback | threads
+    table: str                       # terminal table: rates | api | tls | loopback | threads (see table_of)
     throughput: bool = False         # rates are bytes/s (sizes on the x axis)
     label: Callable[[Measurement], str] | None = None
 
@@ -47,12 +48,14 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("keygen", ("key generation",), "rates"),
     Family("pke", ("public-key encryption",), "rates"),              # RSA encrypt/decrypt, from imports only
     Family("api", (), "api", label=lambda m: m.operation),          # the pattern; the group names the topic
-    Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)"), "tls",
+    Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)", TRANSFER_GROUP), "tls",
            label=lambda m: " ".join(m.case.split("/")[1:])),
     Family("tls-loopback", ("TLS over loopback (HTTPS GET)",), "loopback",
            label=lambda m: "GET " + " ".join(m.case.split("/")[2:])),
-    Family("tls-threads", ("TLS handshakes across threads",), "threads",
-           label=lambda m: f"{m.operation}: {m.algorithm}"),
+    Family("tls-memory", ("TLS memory per connection",), "memory",
+           label=lambda m: " ".join(m.case.split("/")[2:5])),
+    Family("threads", ("Across threads (rate per thread count; scaling efficiency)",), "threads",
+           label=lambda m: f"{m.algorithm} [{m.note}]: {m.operation}"),
 )}
 OTHER = Family("other", ("other operations",), "rates")
 
@@ -78,8 +81,14 @@ def group_of(case: Case) -> str:
         topic = "/".join(case.id.split("/")[:2])
         return API_PREFIX + next(e["title"] for e in catalog.api_cases() if e["topic"] == topic)
     if case.family == "tls":
-        return FAMILIES["tls"].groups[1 if case.id.startswith("tls/resume") else 0]
+        kind = case.id.split("/")[1]
+        return FAMILIES["tls"].groups[{"resume": 1, "transfer": 2}.get(kind, 0)]
     return family(case.family).groups[0]
+
+
+def table_of(group: str, family_name: str) -> str:
+    """The terminal table that draws a group: its family's, but bulk transfer has its own."""
+    return "transfer" if group == TRANSFER_GROUP else family(family_name).table
 
 
 def label(m: Measurement) -> str:

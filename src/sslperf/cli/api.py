@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 
 from sslperf.measure import suites
-from sslperf.cli.common import METRIC_HELP, find_libs, make_console, measure, placement_options, settings, show
+from sslperf.cli.common import (METRIC_HELP, find_libs, make_console, measure, placement_options, run_across_threads,
+                                settings, show, thread_options)
 from sslperf.measure.session import certificates
 
 console = make_console()
@@ -22,10 +23,11 @@ console = make_console()
               help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@thread_options(("own", "libctx"), "own", "the chosen cases (choose a few with --filter)")
 @placement_options
 @click.pass_context
-def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, cpu, no_pin, fixed_layout,
-        processes) -> None:
+def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, thread_list, thread_seconds,
+        thread_mode, cpu, no_pin, fixed_layout, processes) -> None:
     """µs per call of the same work done different ways: implicit vs explicit
     fetch, reused contexts and key schedules, HMAC context duplication, the
     cost of a fetch and of SSL_CTX_new, CA file vs hashed directory, PEM
@@ -35,9 +37,13 @@ def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, c
     \b
     Example (the tuning talk's slides for three versions):
       sslperf api --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
+      sslperf api --filter api/fetch/sha256 --threads 1,2 --thread-mode libctx --lib openssl-3.6
     """
     cases = suites.select(suites.api_cases(), patterns)
     libs = find_libs(lib_names)
+    if thread_list:
+        return show(run_across_threads(ctx, libs, cases, thread_list, thread_seconds, thread_mode, "sslperf api",
+                                       no_store), as_json, console, "wall")
     with certificates(libs[0]) as workdir:     # for the CA-store and PEM cases
         run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout), "sslperf api", {"suite": "api"},
                       {"SSLPERF_CERT_DIR": str(workdir)}, no_store)

@@ -130,3 +130,50 @@ def _writable_dir(path, what: str) -> None:
     if not os.access(path, os.W_OK | os.X_OK):
         raise SslperfError(f"Cannot use {what}: the directory {path} is not writable.",
                            hint="Choose a place you can write to; nothing was measured.")
+
+
+THREAD_MODE_HELP = ("With --threads: own — each thread prepares the case itself (its own keys and contexts; for "
+                    "handshakes its own SSL_CTX pair, a pool of one per thread), the library's global state shared; "
+                    "libctx — also its own OSSL_LIB_CTX (OpenSSL 3.0+, perftools' -l)")
+
+
+def thread_options(modes: tuple[str, ...], default: str, what: str):
+    """--threads / --thread-seconds / --thread-mode for a verb whose cases can run across threads."""
+    def wrap(command):
+        help_text = THREAD_MODE_HELP + ("; shared — TLS handshakes on one SSL_CTX pair shared by all threads."
+                                        if "shared" in modes else ".")
+        command = click.option("--thread-mode", type=click.Choice(modes), default=default, show_default=True,
+                               help=help_text)(command)
+        command = click.option("--thread-seconds", type=click.FloatRange(0.1, 60), default=2.0, show_default=True,
+                               help="How long each thread count runs, per round.")(command)
+        command = click.option("--threads", "thread_list", metavar="N,N,…",
+                               help=f"Instead: {what} with these thread counts (e.g. 1,2,4), each count's rate and "
+                                    "its scaling efficiency (rate at N / N × rate at 1).")(command)
+        return command
+    return wrap
+
+
+def counts(text: str, option: str, most: int) -> list[int]:
+    """`1,2,4` → [1, 2, 4]; anything else is a one-paragraph error."""
+    try:
+        found = sorted({int(part) for part in text.split(",")})
+    except ValueError:
+        found = []
+    if not found or found[0] < 1 or found[-1] > most:
+        raise SslperfError(f"`{text}` is not a list of counts between 1 and {most:,}, e.g. {option} 1,2,4.")
+    return found
+
+
+def run_across_threads(ctx, libs, cases, thread_list: str, seconds: float, mode: str, source: str, no_store: bool):
+    """`cases` on `libs` with each thread count of `thread_list`, stored like any run."""
+    from sslperf.measure.session import certificates, run_threads
+
+    found = counts(thread_list, "--threads", 256)
+    minutes = len(cases) * len(libs) * len(found) * 3 * seconds / 60
+    if minutes > 10:
+        raise SslperfError(f"--threads runs every case for {seconds:g} s per thread count, 3 rounds each: "
+                           f"{len(cases)} cases on {len(libs)} libraries would take about {minutes:.0f} minutes.",
+                           hint="Choose a few cases with --case or --filter (or fewer thread counts).")
+    with certificates(libs[0]) as workdir:
+        return run_threads(libs, cases, workdir, found, seconds, 3, None if no_store else open_store(ctx), mode,
+                           source)

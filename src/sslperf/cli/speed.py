@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from sslperf.measure import environment, suites
 from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, make_console, measure, output_file,
-                                placement_options)
+                                placement_options, run_across_threads, thread_options)
 from sslperf.cli.common import settings as make_settings
 
 console = make_console()
@@ -41,10 +41,12 @@ err_console = make_console(stderr=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@thread_options(("own", "libctx"), "own", "the chosen cases (choose a few with --case or --filter)")
 @placement_options
 @click.pass_context
 def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json,
-          out, list_only, no_store, cpu, no_pin, fixed_layout, processes) -> None:
+          out, list_only, no_store, thread_list, thread_seconds, thread_mode, cpu, no_pin, fixed_layout,
+          processes) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
 
@@ -54,6 +56,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
       sslperf speed --quick --lib system --lib openssl-1.1.1w --lib openssl-3.6
       sslperf speed --quick --lib openssl-3.6 --cpu-mask no-aesni
       sslperf speed --lib openssl-3.0 --filter 'cipher/aes-128-gcm/encrypt/*' --workload both
+      sslperf speed --case cipher/aes-128-gcm/encrypt/16384 --threads 1,2 --lib openssl-3.0 --lib openssl-3.6
     """
     # Imported here: numpy/scipy take half a second, which `sslperf libs` should not pay.
     from sslperf.report.terminal import print_run
@@ -72,6 +75,11 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     settings = make_settings(time_ms or plan.target_ms, samples or plan.samples, cpu, no_pin, processes, cpu_mask,
                              metric, fixed_layout)
     libs = find_libs(lib_names)
+    if thread_list:
+        run = run_across_threads(ctx, libs, cases, thread_list, thread_seconds, thread_mode, "sslperf speed", no_store)
+        if out:
+            out.write_text(run.to_json())
+        return click.echo(run.to_json()) if as_json else print_run(run, console, "wall")
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
         task = bar.add_task("compiling the harness", total=None)

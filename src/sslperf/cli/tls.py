@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
-from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, make_console, measure, open_store,
-                                placement_options, settings, show)
+from sslperf.cli.common import (METRIC_HELP, counts, find_libs, list_cases, make_console, measure, open_store,
+                                placement_options, settings, show, thread_options)
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import suites
@@ -36,13 +36,20 @@ console = make_console()
               help="Requests per loopback measurement (the curl regression report timed 30).")
 @click.option("--server-lib", help="Library of the loopback server (default: the same as the client), so the "
                                    "client side of a version change is seen alone.")
-@click.option("--threads", "thread_list", help="Instead: handshakes/s on a shared SSL_CTX with these thread "
-                                               "counts, e.g. 1,2,4.")
-@click.option("--thread-seconds", type=click.FloatRange(0.1, 60), default=2.0, show_default=True)
+@thread_options(("shared", "own", "libctx"), "shared", "the chosen cases (default: the curl pattern's handshake)")
+@click.option("--transfer", is_flag=True,
+              help="Instead of handshakes: bulk transfer after one handshake (SSL_write/SSL_read in memory) per "
+                   "protocol, cipher suite and write size (1 KiB, 16 KiB, 1 MiB), send and receive CPU apart.")
+@click.option("--memory", is_flag=True,
+              help="Instead: bytes the library holds per established connection (client and server apart) and "
+                   "the peak during the handshake, with --connections pairs taken through the handshake in "
+                   "lockstep.")
+@click.option("--connections", default="100,1000", show_default=True,
+              help="With --memory: how many connections at once (a comma-separated list).")
 @placement_options
 @click.pass_context
 def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_json, no_store, list_only, loopback,
-        requests, server_lib, thread_list, thread_seconds, cpu, no_pin, fixed_layout, processes) -> None:
+        requests, server_lib, thread_list, thread_seconds, thread_mode, transfer, memory, connections, cpu, no_pin, fixed_layout, processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did in the
@@ -55,36 +62,43 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
       sslperf tls --loopback --lib openssl-1.1.1w --lib openssl-3.0 --requests 30
       sslperf tls --loopback --lib openssl-3.0 --server-lib openssl-1.1.1w
       sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
+      sslperf tls --transfer --lib openssl-3.6 --lib boringssl
     """
     from sslperf.measure import session
 
-    cases = [suites.parse_case(c) for c in case_ids] if case_ids else suites.tls_suite(depth or "default")
+    if case_ids:
+        cases = [suites.parse_case(c) for c in case_ids]
+    elif transfer:
+        cases = suites.transfer_suite(depth or "default")
+    else:
+        cases = suites.tls_suite(depth or "default")
     cases = suites.select(cases, patterns)
     if list_only:
         return list_cases(cases)
-    if loopback and thread_list:
-        raise SslperfError("--loopback and --threads are two different measurements; give one of them.",
-                           hint="Run `sslperf tls --loopback …` and `sslperf tls --threads …` one after the other.")
-    counts = _thread_counts(thread_list) if thread_list else []
+    chosen = [name for name, on in (("--loopback", loopback), ("--threads", thread_list), ("--memory", memory))
+              if on]
+    if transfer and (loopback or memory):       # transfer cases go with threads, not with the other two
+        chosen.insert(0, "--transfer")
+    if len(chosen) > 1:
+        raise SslperfError(f"{' and '.join(chosen)} are different measurements; give one of them.",
+                           hint="Run them one after the other.")
+    thread_counts = counts(thread_list, "--threads", 256) if thread_list else []
+    memory_counts = counts(connections, "--connections", 100_000) if memory else []
+    if thread_mode == "shared" and thread_list and transfer:
+        raise SslperfError("--thread-mode shared shares one SSL_CTX between handshakes; bulk transfers run on "
+                           "connections of their own.", hint="Use --thread-mode own (or libctx) with --transfer.")
     server = installed.find(server_lib) if server_lib else None
     libs = find_libs(lib_names)
     with certificates(libs[0]) as workdir:
         store = None if no_store else open_store(ctx)
         if loopback:
             run = session.run_loopback(libs, cases, workdir, requests, server, store, bool(case_ids or patterns))
+        elif memory:
+            run = session.run_memory(libs, cases, workdir, memory_counts, store, bool(case_ids or patterns))
         elif thread_list:
-            run = session.run_threads(libs, cases, workdir, counts, thread_seconds, max(samples // 3, 3), store)
+            run = session.run_threads(libs, cases, workdir, thread_counts, thread_seconds, max(samples // 3, 3), store,
+                                      thread_mode)
         else:
             run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    show(run, as_json, console, metric if not (loopback or thread_list) else "wall")
-
-
-def _thread_counts(text: str) -> list[int]:
-    try:
-        counts = sorted({int(part) for part in text.split(",")})
-    except ValueError:
-        counts = []
-    if not counts or counts[0] < 1 or counts[-1] > 256:
-        raise SslperfError(f"`{text}` is not a list of thread counts between 1 and 256, e.g. --threads 1,2,4.")
-    return counts
+    show(run, as_json, console, metric if not (loopback or thread_list or memory) else "wall")

@@ -62,6 +62,9 @@ prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res
 prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);
+/* Any case by its id into `out` (not kept in the serve table): what a thread prepares for itself. */
+prep_status prepare_into(const char *id, bench_case *out, prep_result *res);
+int threads_run(int argc, char **argv);   /* threads.c */
 
 /* Helpers shared by the family files. */
 int make_certs(const char *dir, int count);
@@ -69,9 +72,13 @@ int https_server(int argc, char **argv);
 int https_get(int argc, char **argv);
 int tls_threads(const char *case_id, int threads, int milliseconds);
 int check_config(int argc, char **argv);
+int memory_mode(int argc, char **argv);   /* memory.c */
+void memory_hooks_install(void);          /* memory.c: must run before the library allocates */
 int afalg_bench(int argc, char **argv);   /* afalg.c */
 int profile_case(bench_case *c, uint64_t iters, double seconds);   /* profile.c */
 void json_string(const char *s);     /* prints s as a JSON string */
+/* {"type":TYPE,"case":ID,"reason":REASON} on stdout; returns 1 (an exit code). */
+int json_refusal(const char *type, const char *case_id, const char *reason);
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);
 prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */

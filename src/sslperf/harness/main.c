@@ -8,7 +8,9 @@
  *   harness profile CASE [--seconds S | --iters N]   one case in a loop for a profiler (profile.c)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *   harness https-server | https-get | tls-threads   loopback and threads (loopback.c)
+ *   harness threads CASE N MS [own|libctx]   any case in N threads, each with its own state (threads.c)
  *   harness check-config KEY=VALUE... does this library accept these TLS settings (config_check.c)
+ *   harness memory CASE N              bytes per TLS connection, N in lockstep (memory.c)
  *   harness afalg-bench [opts] [ALG...]   kernel crypto (AF_ALG) against the library (afalg.c)
  *
  * serve commands, one per line, each answered by one JSON line:
@@ -124,7 +126,6 @@ static bench_case *find_prepared(const char *id)
 /* Prepare `id`; prints nothing. Returns the case or NULL with `res` set. */
 static bench_case *prepare(const char *id, prep_result *res)
 {
-    case_name name;
     bench_case *existing = find_prepared(id);
 
     memset(res, 0, sizeof(*res));
@@ -134,13 +135,21 @@ static bench_case *prepare(const char *id, prep_result *res)
         prep_error(res, "too many prepared cases (release some first)");
         return NULL;
     }
+    bench_case *c = &prepared[n_prepared];
+    if (prepare_into(id, c, res) != PREP_OK)
+        return NULL;   /* families free what they made before failing */
+    n_prepared++;
+    return c;
+}
+
+prep_status prepare_into(const char *id, bench_case *c, prep_result *res)
+{
+    case_name name;
+    memset(c, 0, sizeof(*c));
     if (!split_name(id, &name)) {
         snprintf(res->reason, sizeof(res->reason), "malformed case name (family/algorithm/operation/...)");
-        res->status = PREP_UNKNOWN;
-        return NULL;
+        return res->status = PREP_UNKNOWN;
     }
-    bench_case *c = &prepared[n_prepared];
-    memset(c, 0, sizeof(*c));
     res->status = PREP_UNKNOWN;
     snprintf(res->reason, sizeof(res->reason), "no family is called \"%s\"", name.part[0]);
     for (size_t f = 0; f < sizeof(FAMILIES) / sizeof(FAMILIES[0]); f++) {
@@ -149,11 +158,9 @@ static bench_case *prepare(const char *id, prep_result *res)
             break;
         }
     }
-    if (res->status != PREP_OK)
-        return NULL;   /* families free what they made before failing */
-    snprintf(c->id, sizeof(c->id), "%s", id);
-    n_prepared++;
-    return c;
+    if (res->status == PREP_OK)
+        snprintf(c->id, sizeof(c->id), "%s", id);
+    return res->status;
 }
 
 static void release_case(const char *id)
@@ -402,12 +409,16 @@ static const struct {
     {"https-server", 0, ANY, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
     {"https-get", 0, ANY, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
     {"tls-threads", 3, 3, threads_mode, "tls-threads CASE THREADS MS"},
+    {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|libctx]"},
     {"check-config", 0, ANY, check_config, "check-config KEY=VALUE..."},
+    {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
     {"afalg-bench", 0, ANY, afalg_bench, "afalg-bench [--side both|user] [--seconds S] [--sizes N,N,...] [ALG...]"},
 };
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "memory") == 0)
+        memory_hooks_install();              /* before the library allocates anything */
 #if SP_BSSL
     CRYPTO_library_init();
 #else

@@ -4,6 +4,7 @@
  *                                         new (SSL_CTX_new + CA file load per
  *                                         connection, as curl did; seed 001)
  *   tls/resume/PROTO/HOW/GROUP/CERT       HOW: ticket | session-id (TLS 1.2)
+ *   tls/transfer/PROTO/SUITE/SIZE         bulk transfer after one handshake (transfer.c)
  *
  *   PROTO tls1.2 | tls1.3;  GROUP x25519 | p-256 | p-384 | x25519mlkem768;
  *   CERT rsa-2048 | rsa-3072 | ecdsa-p256 | ecdsa-p384 | ed25519
@@ -164,6 +165,8 @@ static prep_status check_first(struct tls_state *s, prep_result *res, char *chec
 
 prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res)
 {
+    if (name->n >= 2 && strcmp(name->part[1], "transfer") == 0)
+        return prepare_transfer(name, out, res);
     struct tls_state *s = calloc(1, sizeof(*s));
     prep_status status;
     if (!s)

@@ -13,17 +13,24 @@ typedef struct {
     int group_row;            /* its row in tls_setup.c's GROUPS */
     const char *cert;         /* rsa-2048 … ed25519 */
     int cert_row;             /* its row in tls_setup.c's CERTS */
+    int suite_row;            /* its row in tls_setup.c's SUITES (0, AES-128-GCM, for handshakes) */
     int new_ctx;              /* a new client SSL_CTX (with CA load) per connection */
     int resume;               /* 0, or resume by ticket (1) or session id (2) */
     char note[REASON_MAX];
 } tls_config;
 
 prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res);
+/* A transfer case's connection: PROTO and SUITE as named, X25519 and an ECDSA P-256 certificate. */
+prep_status tls_transfer_config(const char *proto, const char *suite, tls_config *cfg, prep_result *res);
+prep_status prepare_transfer(const case_name *name, bench_case *out, prep_result *res);   /* transfer.c */
 prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, char *ca_file, size_t ca_file_len,
                           prep_result *res);
 SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file);
 int tls_cipher_ok(const tls_config *cfg, const SSL *client);
 int tls_group_ok(const tls_config *cfg, const SSL *client);
+/* One SSL_do_handshake on a non-blocking pair: 1 while it goes on or is
+ * done (*done set), 0 on failure. */
+int tls_handshake_step(SSL *ssl, int *done);
 /* The negotiated group as the library names it (or its codepoint; 1.1.1 cannot tell). */
 void tls_group_name(const SSL *client, char *out, size_t len);
 

@@ -43,6 +43,21 @@ static const struct {
     {"ed25519", EVP_PKEY_ED25519, 0, NULL},
 };
 
+/* Cipher suites by the AEAD they use: the TLS 1.3 name, the TLS 1.2 names
+ * for an ECDSA and an RSA certificate, and the codepoints negotiated. */
+static const struct {
+    const char *name;
+    const char *tls13, *tls12_ecdsa, *tls12_rsa;
+    unsigned id13, id12_ecdsa, id12_rsa;
+} SUITES[] = {
+    {"aes-128-gcm", "TLS_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+     0x1301, 0xc02b, 0xc02f},
+    {"aes-256-gcm", "TLS_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+     0x1302, 0xc02c, 0xc030},
+    {"chacha20-poly1305", "TLS_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305",
+     "ECDHE-RSA-CHACHA20-POLY1305", 0x1303, 0xcca9, 0xcca8},
+};
+
 static const struct {
     const char *name;
     int version;
@@ -88,6 +103,24 @@ prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res)
     }
     if (GROUPS[cfg->group_row].tls13_only && cfg->proto != TLS1_3_VERSION)
         return prep_na(res, "%s is a TLS 1.3 group", GROUPS[cfg->group_row].list_name);
+    return PREP_OK;
+}
+
+prep_status tls_transfer_config(const char *proto, const char *suite, tls_config *cfg, prep_result *res)
+{
+    char list[200];
+    int p = sp_find(proto, SP_ROWS(PROTOCOLS));
+    if (p < 0)
+        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
+    cfg->suite_row = sp_find(suite, SP_ROWS(SUITES));
+    if (cfg->suite_row < 0)
+        return prep_unknown(res, "unknown cipher suite \"%s\" (%s)", suite,
+                            sp_join(list, sizeof(list), ", ", SP_ROWS(SUITES)));
+    cfg->proto = PROTOCOLS[p].version;
+    cfg->group_row = sp_find("x25519", SP_ROWS(GROUPS));
+    cfg->cert_row = sp_find("ecdsa-p256", SP_ROWS(CERTS));
+    cfg->group = GROUPS[cfg->group_row].name;
+    cfg->cert = CERTS[cfg->cert_row].name;
     return PREP_OK;
 }
 
@@ -176,10 +209,10 @@ static int configure(SSL_CTX *ctx, const tls_config *cfg, int server)
     int ok = SSL_CTX_set_min_proto_version(ctx, cfg->proto) && SSL_CTX_set_max_proto_version(ctx, cfg->proto)
              && SSL_CTX_set1_groups_list(ctx, list);
     if (ok && cfg->proto == TLS1_2_VERSION)
-        ok = SSL_CTX_set_cipher_list(ctx, rsa ? "ECDHE-RSA-AES128-GCM-SHA256" : "ECDHE-ECDSA-AES128-GCM-SHA256");
+        ok = SSL_CTX_set_cipher_list(ctx, rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa);
 #if !SP_BORINGSSL
     if (ok && cfg->proto == TLS1_3_VERSION)
-        ok = SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256");
+        ok = SSL_CTX_set_ciphersuites(ctx, SUITES[cfg->suite_row].tls13);
 #endif
     if (ok && server && cfg->resume == 2)
         SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
@@ -229,13 +262,23 @@ prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, c
     return status;
 }
 
+int tls_handshake_step(SSL *ssl, int *done)
+{
+    int rc = SSL_do_handshake(ssl);
+    if (rc == 1)
+        return *done = 1;
+    int err = SSL_get_error(ssl, rc);
+    return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE;
+}
+
 int tls_cipher_ok(const tls_config *cfg, const SSL *client)
 {
     const SSL_CIPHER *cipher = SSL_get_current_cipher(client);
     unsigned id = cipher ? SSL_CIPHER_get_protocol_id(cipher) : 0;
     if (cfg->proto == TLS1_3_VERSION)
-        return id == 0x1301;                                   /* TLS_AES_128_GCM_SHA256 */
-    return id == (CERTS[cfg->cert_row].type == EVP_PKEY_RSA ? 0xc02f : 0xc02b);
+        return id == SUITES[cfg->suite_row].id13;
+    return id == (CERTS[cfg->cert_row].type == EVP_PKEY_RSA ? SUITES[cfg->suite_row].id12_rsa
+                                                           : SUITES[cfg->suite_row].id12_ecdsa);
 }
 
 int tls_group_ok(const tls_config *cfg, const SSL *client)
@@ -290,5 +333,7 @@ void list_tls(void)
     json_names("contexts", SP_ROWS(CONTEXTS));
     putchar(',');
     json_names("resumption", SP_ROWS(RESUMPTION));
+    putchar(',');
+    json_names("suites", SP_ROWS(SUITES));
     putchar('}');
 }

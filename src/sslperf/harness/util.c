@@ -189,3 +189,13 @@ void json_row(size_t i, const char *name, const char *needs)
         json_string(needs);
     }
 }
+
+int json_refusal(const char *type, const char *case_id, const char *reason)
+{
+    printf("{\"type\":\"%s\",\"case\":", type);
+    json_string(case_id);
+    printf(",\"reason\":");
+    json_string(reason);
+    printf("}\n");
+    return 1;
+}

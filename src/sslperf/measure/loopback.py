@@ -1,8 +1,7 @@
 """TLS over real loopback connections (curl's pattern in its 1.1.1 → 3.0
-regression) and handshakes across threads, driven through the harness's
-https-server, https-get and tls-threads commands. Servers listen on
-127.0.0.1 only, serve a bounded number of connections and stop by
-themselves."""
+regression), driven through the harness's https-server and https-get
+commands. Servers listen on 127.0.0.1 only, serve a bounded number of
+connections and stop by themselves."""
 
 from __future__ import annotations
 
@@ -10,12 +9,11 @@ from pathlib import Path
 
 from sslperf import families
 from sslperf.libs.model import Lib
-from sslperf.measure import environment, pinning
+from sslperf.measure import pinning
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.results import Measurement
 
 LOOPBACK_GROUP = families.FAMILIES["tls-loopback"].groups[0]
-THREADS_GROUP = families.FAMILIES["tls-threads"].groups[0]
 
 
 def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str, ctx: str,
@@ -50,34 +48,3 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
         m.wall_ns = reply["total_ns"]
         m.extra = {k: reply[k] for k in ("connect_ns", "pretransfer_ns", "total_ns")}
         return m
-
-
-def threads(lib: Lib, cert_dir: Path, case_id: str, counts: list[int], milliseconds: int, rounds: int,
-            mask: str | None = None) -> list[Measurement]:
-    """Handshakes per second with each thread count, the counts interleaved
-    over `rounds` so drift hits them alike."""
-    env = {"SSLPERF_CERT_DIR": str(cert_dir), **environment.mask_env(mask)}
-    tail = case_id.split("/", 2)[2]                 # tls1.3/x25519/ecdsa-p256/shared
-    results = {n: Measurement(f"tls/threads/{n:03d}/{tail}", "tls-threads", THREADS_GROUP, tail.replace("/", " "),
-                              f"{n} thread{'s' if n > 1 else ''}", None, "record", lib.name, "ok", unit="ops")
-               for n in counts}
-    for _ in range(rounds):
-        for n in counts:
-            m = results[n]
-            if m.status != "ok":
-                continue
-            try:
-                reply = call(lib, "tls-threads", case_id, str(n), str(milliseconds),
-                             timeout=120 + milliseconds / 1000, env=env, ok_codes=None,
-                             cpu=set(pinning.allowed())).last
-            except HarnessError as failed:
-                m.status, m.reason = "error", failed.message
-                continue
-            if reply.get("type") != "threads" or reply.get("failed"):
-                m.status, m.reason = "error", reply.get("reason") or "a handshake failed"
-                continue
-            m.ops.append(sum(reply["handshakes"]))
-            m.wall_ns.append(reply["wall_ns"])
-            m.extra = m.extra or {"per_thread": []}
-            m.extra["per_thread"] += reply["handshakes"]
-    return list(results.values())

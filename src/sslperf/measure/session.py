@@ -127,22 +127,46 @@ def run_loopback(libs: list[Lib], cases: list[Case], cert_dir: Path, requests: i
     return run
 
 
-def run_threads(libs: list[Lib], cases: list[Case], cert_dir: Path, counts: list[int], seconds: float, rounds: int,
-                store) -> Run:
-    """Handshakes per second on a shared SSL_CTX with each thread count."""
-    run = _new_run(libs, {"suite": "tls-threads", "threads": ",".join(map(str, counts))})
-    run.environment["placement"] = {"thread_cpus": pinning.allowed()}
-    case_id = next((c.id for c in cases if c.id.startswith("tls/handshake/")),
-                   "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
+def run_memory(libs: list[Lib], cases: list[Case], cert_dir: Path, counts: list[int], store, chosen: bool) -> Run:
+    """Bytes per TLS connection of each library, for each connection count:
+    the chosen handshake cases (with a shared SSL_CTX), else the curl pattern's two."""
+    from sslperf.measure import memory
+
+    run = _new_run(libs, {"suite": "tls-memory", "connections": ",".join(map(str, counts))})
+    picked = [c.id for c in cases if c.id.startswith("tls/handshake/") and c.id.endswith("/shared")] if chosen else []
     with recorded(run, store, "sslperf tls") as keep:
-        for lib in libs:
-            for m in loopback.threads(lib, cert_dir, case_id, counts, int(seconds * 1000), rounds):
-                keep(m)
+        for case_id in picked or memory.CASES:
+            for lib in libs:
+                keep(memory.per_connection(lib, cert_dir, case_id, counts))
+        run.complete = True
+        run.finished = environment.capture()["time"]
+    return run
+
+
+def run_threads(libs: list[Lib], cases: list[Case], cert_dir: Path, counts: list[int], seconds: float, rounds: int,
+                store, mode: str = "shared", source: str = "sslperf tls") -> Run:
+    """Each case's rate with each thread count (see measure.threads for the modes);
+    mode "shared" takes the first handshake case (default: the curl pattern's)."""
+    from sslperf.measure import threads
+
+    run = _new_run(libs, {"suite": "threads", "threads": ",".join(map(str, counts)), "thread_mode": mode})
+    run.environment["placement"] = {"thread_cpus": pinning.allowed()}
+    if mode == "shared":
+        chosen = [next((c.id for c in cases if c.id.startswith("tls/handshake/")),
+                       "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")]
+    else:
+        chosen = [c.id for c in cases]
+    with recorded(run, store, source) as keep:
+        for case_id in chosen:
+            for lib in libs:
+                for m in threads.across(lib, cert_dir, case_id, counts, int(seconds * 1000), rounds, mode):
+                    keep(m)
         cpus = run.environment.get("cpus") or 1
-        if max(counts) > cpus:
-            run.warnings.append(f"this machine has {cpus} CPUs: beyond {cpus} threads the figures show only "
-                                "threads sharing cores, not lock contention; on larger machines more threads "
-                                "would show where OpenSSL 3.0's locking stops scaling.")
+        run.warnings.append(f"this machine has {cpus} CPU{'s' if cpus > 1 else ''}"
+                            + (f": beyond {cpus} threads the figures show threads sharing cores, not lock "
+                               "contention; only a machine with more CPUs shows where a library stops scaling "
+                               "(OpenSSL 3.0's locks, openssl/openssl#23388)." if max(counts) > cpus else
+                               f"; contention beyond {cpus} threads cannot show here."))
         run.complete = True
         run.finished = environment.capture()["time"]
     return run

@@ -77,6 +77,25 @@ def tls_resume(proto: str, how: str, group: str, cert: str) -> Case:
     return Case(f"tls/resume/{proto}/{how}/{group}/{cert}", "tls", f"{group} {cert}", f"resume-{how}")
 
 
+def tls_transfer(proto: str, suite: str, size: int) -> Case:
+    return Case(f"tls/transfer/{proto}/{suite}/{size}", "tls", suite, f"transfer-{proto}", size)
+
+
+TRANSFER_SIZES = (1024, 16384, 1024 * 1024)     # a small write, one full record, a large download
+
+
+def transfer_suite(depth: str) -> list[Case]:
+    """Bulk transfer after one handshake: per protocol, cipher suite and write size."""
+    suites_ = catalog.tls()["suites"]
+    if depth == "quick":
+        return [tls_transfer("tls1.3", s, 16384) for s in suites_]
+    protocols = catalog.tls()["protocols"] if depth == "full" else ("tls1.3",)
+    cases = [tls_transfer(p, s, n) for p in protocols for s in suites_ for n in TRANSFER_SIZES]
+    if depth != "full":
+        cases += [tls_transfer("tls1.2", "aes-128-gcm", n) for n in TRANSFER_SIZES]
+    return cases
+
+
 def _tls13_only(group: str) -> bool:
     return any(g["name"] == group and g.get("tls13_only") for g in catalog.tls()["groups"])
 
@@ -141,6 +160,9 @@ def _parse(parts: list[str]) -> Case | None:
         return pkey("keygen", parts[1])
     if family == "api" and "/".join(parts) in {entry["id"] for entry in catalog.api_cases()}:
         return api_case("/".join(parts))
+    if family == "tls" and n == 5 and parts[1] == "transfer" and parts[2] in catalog.tls()["protocols"] \
+            and parts[3] in catalog.tls()["suites"] and re.fullmatch(_SIZE, parts[4]):
+        return tls_transfer(parts[2], parts[3], int(parts[4]))
     if family == "tls" and n == 6:
         tls = catalog.tls()
         groups, certs = {g["name"] for g in tls["groups"]}, {c["name"] for c in tls["certs"]}

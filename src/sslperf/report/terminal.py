@@ -83,7 +83,7 @@ def tables(run: Run, metric: str = "wall") -> list:
                 if m.status != "ok" and m.reason:
                     notes[f"{m.status} on {m.lib}: {m.reason}"].add(m.algorithm)
         sample = next(iter(next(iter(rows.values())).values()))
-        kind = families.family(sample.family).table
+        kind = families.table_of(group, sample.family)
         if kind != "rates":
             out.append(_TABLES[kind](group, rows, libs, metric))
             continue
@@ -188,6 +188,51 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
     return table
 
 
+def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+    """Application throughput after one handshake, and the writer's and the
+    reader's CPU per write apart."""
+    what = "instructions per byte" if metric == "instructions" else f"throughput, median ±95% CI, {metric} time"
+    table = _lib_table(f"{group} ({what}; send / receive time per write)", "protocol suite write size", libs)
+    for per_lib in rows.values():
+        best = _fastest(per_lib.values(), metric)
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            text = cell(m, metric, m is best)
+            send, receive = (m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")) \
+                if m is not None and m.status == "ok" else (None, None)
+            if send is not None and receive is not None:
+                text.append(f"\n{micros(send)} / {micros(receive)}", style="dim")
+            cells.append(text)
+        first = next(iter(per_lib.values()))
+        table.add_row(escape(" ".join(first.case.split("/")[2:4]) + f" {first.size:,} B"), *cells)
+    return table
+
+
+def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+    """KiB per established connection, client / server, the handshake's peak,
+    and what 10,000 connections hold; one line per connection count."""
+    table = _lib_table(f"{group} (KiB per connection: client / server; peak during the handshake; "
+                       "10,000 connections)", "protocol group certificate", libs)
+    for per_lib in rows.values():
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            if m is None or m.status != "ok" or not (m.extra or {}).get("connections"):
+                cells.append(_status(m))
+                continue
+            x = m.extra
+            lines = [f"N={n:,}: {c / 1024:.1f} / {s / 1024:.1f} KiB, peak {p / 1024:.1f} KiB, "
+                     f"{e * 10_000 / 2**20:,.0f} MiB for 10k pairs"
+                     for n, c, s, p, e in zip(x["connections"], x["client_bytes"], x["server_bytes"],
+                                              x["peak_bytes"], x["established_bytes"])]
+            text = Text("\n".join(lines))
+            text.append(f"\n{m.note}", style="dim")
+            cells.append(text)
+        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
+    return table
+
+
 def descstat(label: str, values_ns: list[int]) -> str:
     """A descstat line (as in the curl regression report), in seconds:
     n min max mean median p95 p99 stdev sum."""
@@ -226,9 +271,13 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
 
 
 def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
-    """Handshakes per second by thread count, and the speed-up over one thread."""
-    table = _lib_table(f"{group} (handshakes/s, median ±95% CI; speed-up over 1 thread)", "threads", libs)
-    one: dict[str, float] = {}
+    """Each case's rate by thread count, and the scaling efficiency: rate at
+    N / (N × rate at 1 thread), 100% when N threads do N times the work."""
+    from sslperf.measure.threads import efficiency
+
+    table = _lib_table(f"{group} (median ±95% CI; scaling efficiency)", "case [mode]: threads", libs)
+    everything = [m for per_lib in rows.values() for m in per_lib.values()]
+    scaling = efficiency(everything, metric)
     for per_lib in rows.values():
         cells = []
         for lib in libs:
@@ -237,10 +286,10 @@ def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: li
             if s is None:
                 cells.append(_status(m))
                 continue
-            one.setdefault(lib, s.median)
-            text = Text(f"{s.median:,.0f}/s")
+            text = Text(throughput(s.median) if m.unit == "bytes" else rate(s.median))
             text.append(f" ±{s.ci_half_width * 100:.1f}%", style="dim")
-            text.append(f" ×{s.median / one[lib]:.2f}", style="bold")
+            if (m.case, lib) in scaling:
+                text.append(f" {scaling[(m.case, lib)] * 100:.0f}%", style="bold")
             cells.append(text)
         table.add_row(escape(next(iter(per_lib.values())).label), *cells)
     return table
@@ -291,4 +340,5 @@ def print_run(run: Run, console: Console, metric: str = "wall") -> None:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
 
 
-_TABLES = {"api": _api_table, "tls": _tls_table, "loopback": _loopback_table, "threads": _threads_table}
+_TABLES = {"api": _api_table, "tls": _tls_table, "transfer": _transfer_table, "loopback": _loopback_table,
+           "threads": _threads_table, "memory": _memory_table}

@@ -1,0 +1,80 @@
+"""Bulk transfer after one handshake, for real: the library's own client
+writes and its own server reads over a BIO pair, checked byte for byte."""
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from sslperf.errors import SslperfError
+from sslperf.libs import installed
+from sslperf.measure import catalog, suites
+from sslperf.measure.harness_client import Worker
+from sslperf.measure.session import certificates
+
+
+def transfer_run(*cases, env=None):
+    result = run_cli("tls", "--time", "5", "--samples", "3", "--processes", "1", "--json", "--no-store",
+                     *[a for c in cases for a in ("--case", c)], env=env)
+    assert result.returncode == 0, result.stderr
+    return {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+
+
+def test_every_suite_and_protocol_moves_the_bytes_written_on_the_system_lib(sslperf_dirs):
+    cases = [f"tls/transfer/{p}/{s}/16384" for p in ("tls1.3", "tls1.2")
+             for s in ("aes-128-gcm", "aes-256-gcm", "chacha20-poly1305")]
+    cases += ["tls/transfer/tls1.3/aes-128-gcm/16", "tls/transfer/tls1.3/aes-128-gcm/1048576"]
+    got = transfer_run(*cases)
+    for case in cases:
+        m = got[case]
+        assert m["status"] == "ok", (case, m["reason"])
+        size = int(case.rsplit("/", 1)[1])
+        assert m["unit"] == "bytes" and m["bytes_per_op"] == size
+        # the writer's and the reader's time are both there (timed on every 16th write, scaled), and add
+        # up to about the whole
+        send, receive = sum(m["extra"]["client_cpu_ns"]), sum(m["extra"]["server_cpu_ns"])
+        assert send > 0 and receive > 0
+        assert 0.5 < (send + receive) / sum(m["cpu_ns"]) < 1.2
+    # a 16-byte write carries a whole record's overhead: far fewer bytes per second than 16 KiB writes
+    small = got["tls/transfer/tls1.3/aes-128-gcm/16"]["summary"]["wall"]["median"]
+    assert small < got["tls/transfer/tls1.3/aes-128-gcm/16384"]["summary"]["wall"]["median"] / 5
+
+
+def test_the_first_write_is_checked_for_version_suite_and_bytes(sslperf_dirs):
+    lib = installed.find("system")
+    with certificates(lib) as cert_dir, Worker(lib, {"SSLPERF_CERT_DIR": str(cert_dir)}) as worker:
+        for case, expected in (("tls/transfer/tls1.3/chacha20-poly1305/1024", "TLSv1.3 TLS_CHACHA20_POLY1305_SHA256"),
+                               ("tls/transfer/tls1.2/aes-256-gcm/65536", "TLSv1.2 ECDHE-ECDSA-AES256-GCM-SHA384")):
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            size = case.rsplit("/", 1)[1]
+            assert reply["checked"] == f"{expected}, {size} bytes received as written", reply
+            worker.request(f"release {case}", timeout=60)
+
+
+def test_a_changed_byte_fails_the_check(sslperf_dirs):
+    got = transfer_run("tls/transfer/tls1.3/aes-128-gcm/1024", env={"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"})
+    m = got["tls/transfer/tls1.3/aes-128-gcm/1024"]
+    assert m["status"] == "error" and "other bytes than the writer wrote" in m["reason"]
+
+
+def test_transfer_names_and_suites():
+    assert set(catalog.tls()["suites"]) == {"aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"}
+    default = suites.transfer_suite("default")
+    assert {c.size for c in default} == {1024, 16384, 1048576}
+    assert len(suites.transfer_suite("full")) == 2 * 3 * 3
+    for case in default:
+        assert suites.parse_case(case.id) == case
+        assert case.group == "TLS bulk transfer (in memory)"
+    for bad in ("tls/transfer/tls1.3/rc4/1024", "tls/transfer/tls1.3/aes-128-gcm/0", "tls/transfer/ssl3/aes-128-gcm/16"):
+        with pytest.raises(SslperfError):
+            suites.parse_case(bad)
+
+
+def test_the_transfer_table_shows_throughput_and_the_send_receive_split(sslperf_dirs):
+    result = run_cli("tls", "--transfer", "--quick", "--time", "5", "--samples", "3", "--processes", "1",
+                     "--no-store", env={"COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    assert "TLS bulk transfer (in memory)" in result.stdout
+    assert "send / receive time per write" in result.stdout
+    assert "tls1.3 chacha20-poly1305 16,384 B" in result.stdout
+    assert "B/s" in result.stdout
