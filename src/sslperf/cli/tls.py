@@ -13,6 +13,7 @@ from sslperf.measure import suites
 from sslperf.measure.session import certificates
 
 console = make_console()
+err_console = make_console(stderr=True)
 
 
 @click.command()
@@ -34,6 +35,14 @@ console = make_console()
                    "new SSL_CTX per request (curl's way) and with a shared one.")
 @click.option("--requests", type=click.IntRange(1, 10000), default=30, show_default=True,
               help="Requests per loopback measurement (the curl regression report timed 30).")
+@click.option("--client", "client_kind", type=click.Choice(["harness", "curl", "both"]), default="harness",
+              show_default=True,
+              help="With --loopback: who makes the requests. curl: a real curl built from source against each "
+                   "library (cached), one process per request, timed by curl's own -w; both: side by side with "
+                   "the harness's curl-like client.")
+@click.option("--curl", "curl_spec", metavar="VERSION",
+              help="With --client curl/both: which curl (e.g. 8.17; default the newest the curl-sys crate carries; "
+                   "curl 8.18 and later need OpenSSL 3.0).")
 @click.option("--server-lib", help="Library of the loopback server (default: the same as the client), so the "
                                    "client side of a version change is seen alone.")
 @thread_options(("shared", "own", "libctx"), "shared", "the chosen cases (default: the curl pattern's handshake)")
@@ -49,7 +58,8 @@ console = make_console()
 @placement_options
 @click.pass_context
 def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_json, no_store, list_only, loopback,
-        requests, server_lib, thread_list, thread_seconds, thread_mode, transfer, memory, connections, cpu, no_pin, fixed_layout, processes) -> None:
+        requests, client_kind, curl_spec, server_lib, thread_list, thread_seconds, thread_mode, transfer, memory, connections,
+        cpu, no_pin, fixed_layout, processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did in the
@@ -61,6 +71,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
       sslperf tls --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
       sslperf tls --loopback --lib openssl-1.1.1w --lib openssl-3.0 --requests 30
       sslperf tls --loopback --lib openssl-3.0 --server-lib openssl-1.1.1w
+      sslperf tls --loopback --client both --lib openssl-1.1.1w --lib openssl-3.0.2 --lib openssl-3.1.3
       sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
       sslperf tls --transfer --lib openssl-3.6 --lib boringssl
     """
@@ -77,6 +88,9 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
         return list_cases(cases)
     chosen = [name for name, on in (("--loopback", loopback), ("--threads", thread_list), ("--memory", memory))
               if on]
+    if client_kind != "harness" and not loopback:
+        raise SslperfError("--client chooses who makes the loopback requests; it needs --loopback.",
+                           hint="e.g. `sslperf tls --loopback --client curl --lib openssl-3.0`.")
     if transfer and (loopback or memory):       # transfer cases go with threads, not with the other two
         chosen.insert(0, "--transfer")
     if len(chosen) > 1:
@@ -92,7 +106,10 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
     with certificates(libs[0]) as workdir:
         store = None if no_store else open_store(ctx)
         if loopback:
-            run = session.run_loopback(libs, cases, workdir, requests, server, store, bool(case_ids or patterns))
+            run = session.run_loopback(libs, cases, workdir, requests, server, store, bool(case_ids or patterns),
+                                       client_kind, lambda what: err_console.print(f"building {what} (cached "
+                                                                                   "after the first time) …"),
+                                       curl_spec)
         elif memory:
             run = session.run_memory(libs, cases, workdir, memory_counts, store, bool(case_ids or patterns))
         elif thread_list:

@@ -108,20 +108,46 @@ def _new_run(libs: list[Lib], settings: dict) -> Run:
 
 
 def run_loopback(libs: list[Lib], cases: list[Case], cert_dir: Path, requests: int, server: Lib | None,
-                 store, chosen: bool) -> Run:
-    """Real HTTPS GETs over 127.0.0.1 with a new and a shared client SSL_CTX:
-    the protocol/group/certificate of the chosen cases (at most four), else
-    the curl regression's two shapes."""
-    run = _new_run(libs, {"suite": "tls-loopback", "requests": requests, "server_lib": server and server.name})
+                 store, chosen: bool, client: str = "harness", on_curl: Callable[[str], None] | None = None,
+                 curl_spec: str | None = None) -> Run:
+    """Real HTTPS GETs over 127.0.0.1: the protocol/group/certificate of the
+    chosen cases (at most four), else the curl regression's two shapes. The
+    client is the harness's (a new and a shared client SSL_CTX), a real curl
+    built against each library (`client="curl"`), or both side by side."""
+    from sslperf.errors import BuildFailed
+    from sslperf.libs import curl as curl_builds
+    from sslperf.measure import curl_client
+
+    run = _new_run(libs, {"suite": "tls-loopback", "requests": requests, "server_lib": server and server.name,
+                          "client": client})
     server_cpu, client_cpu = pinning.loopback_cpus()
     run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
     shapes = list(dict.fromkeys(tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")))
     shapes = shapes[:4] if chosen else CURL_SHAPES
+    curls, refused = {}, {}
+    if client in ("curl", "both"):
+        for lib in libs:
+            try:
+                if on_curl:
+                    on_curl(f"curl against {lib.name}")
+                curls[lib.name] = curl_builds.build(lib, curl_spec=curl_spec)
+            except BuildFailed as failed:
+                refused[lib.name] = failed.message
+                run.warnings.append(failed.message.split("Last lines:")[0].strip() + (f" {failed.hint}" if failed.hint
+                                                                                       else ""))
     with recorded(run, store, "sslperf tls") as keep:
         for proto, group, cert in shapes:
-            for mode in ("new", "shared"):
+            for mode in (("new", "shared") if client != "curl" else ()):
                 for lib in libs:
                     keep(loopback.loopback(lib, server or lib, cert_dir, proto, group, cert, mode, requests))
+            for lib in libs if client != "harness" else ():
+                if lib.name in curls:
+                    keep(curl_client.requests(curls[lib.name], lib, server or lib, cert_dir, proto, group, cert,
+                                              requests))
+                else:
+                    keep(Measurement(curl_client.case_id(proto, group, cert), "tls-loopback", loopback.LOOPBACK_GROUP,
+                                     f"{group} {cert}", "get-curl", None, "record", lib.name, "n/a",
+                                     reason=refused[lib.name].split("Last lines:")[0].strip()))
         run.complete = True
         run.finished = environment.capture()["time"]
     return run

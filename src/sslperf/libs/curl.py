@@ -1,0 +1,131 @@
+"""A real curl, built from source against a library of the matrix: the
+source comes from the `curl-sys` crate (which carries curl's whole tree),
+the build is CMake + Ninja with only HTTPS (no HTTP/2, compression, IDN or
+other protocols, so the TLS library is all that differs), linked to the
+library statically where it is static, and cached like a library: keyed by
+curl's source, the library's build and the compiler. A library curl cannot
+build against is a clear error naming the step that failed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sslperf import paths
+from sslperf.errors import BuildFailed, SslperfError
+from sslperf.libs import crates, versions
+from sslperf.libs.build import Progress, SilentProgress, compiler_identity
+from sslperf.libs.model import Lib, is_bssl
+from sslperf.proc import require_tool, run
+
+CRATE = "curl-sys"
+RECIPE = 1
+MANIFEST = "curl.json"
+
+
+@dataclass
+class Curl:
+    binary: Path
+    version: str           # curl's own version, e.g. 8.22.0
+    lib: str               # the library it is linked with
+    cached: bool
+    seconds: float
+
+
+def release(spec: str | None = None) -> crates.CrateRelease:
+    """The curl-sys crate carrying the newest curl that `spec` (e.g. `8.21`) matches; None: the newest curl."""
+    chosen: dict[str, crates.CrateRelease] = {}
+    for found in crates.releases(CRATE):
+        carried = (found.build_metadata or "").removeprefix("curl-")
+        if found.yanked or not (found.build_metadata or "").startswith("curl-"):
+            continue
+        if carried not in chosen or versions.sort_key(found.semver) > versions.sort_key(chosen[carried].semver):
+            chosen[carried] = found
+    version = versions.newest_matching(spec, list(chosen))
+    if version is None:
+        newest = sorted(chosen, key=versions.sort_key)[-8:]
+        raise SslperfError(f"No curl-sys crate carries a curl matching `{spec}`.",
+                           hint=f"The newest on offer: {', '.join(newest)}.")
+    return chosen[version]
+
+
+def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = None) -> Curl:
+    """curl (the newest, or the newest matching `curl_spec`) linked with `lib`, built once and cached."""
+    started = time.monotonic()
+    progress = progress or SilentProgress()
+    crate = release(curl_spec)
+    curl_version = (crate.build_metadata or "curl-?").removeprefix("curl-")
+    compiler = compiler_identity(cmake=True)
+    key = hashlib.sha256(json.dumps({"recipe": RECIPE, "curl": crate.cksum, "lib": _lib_identity(lib),
+                                     "compiler": compiler}, sort_keys=True).encode()).hexdigest()
+    home = paths.subdir("curl") / f"curl-{curl_version}-{lib.name}-{key[:12]}"
+    if (home / MANIFEST).exists() and (home / "bin" / "curl").exists():
+        return Curl(home / "bin" / "curl", curl_version, lib.name, True, time.monotonic() - started)
+    source = crates.fetch(crate) / "curl"
+    work = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="curl-build-"))
+    log_path = paths.subdir("logs") / f"{home.name}.log"
+    try:
+        with open(log_path, "w") as log:
+            _configure_and_compile(lib, source, work, log, progress, curl_version)
+        staged = work / "out"
+        (staged / "bin").mkdir(parents=True)
+        shutil.copy2(work / "build" / "src" / "curl", staged / "bin" / "curl")
+        (staged / MANIFEST).write_text(json.dumps({"curl": curl_version, "crate": crate.crate_version,
+                                                   "lib": lib.name, "key": key, "compiler": compiler,
+                                                   "build_seconds": round(time.monotonic() - started, 1)},
+                                                  indent=1) + "\n")
+        if home.exists():
+            shutil.rmtree(home)
+        staged.rename(home)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return Curl(home / "bin" / "curl", curl_version, lib.name, False, time.monotonic() - started)
+
+
+def _lib_identity(lib: Lib) -> dict:
+    """What makes two builds of a library different, as far as curl's build is concerned."""
+    return {"name": lib.name, "key": lib.info.get("key"), "version": lib.version_string,
+            "linkage": lib.linkage and [lib.linkage.cflags, lib.linkage.libs]}
+
+
+def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Progress, curl_version: str) -> None:
+    cmake = require_tool("cmake", "to build curl")
+    ninja = require_tool("ninja", "to build curl")
+    settings = [
+        "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DBUILD_STATIC_LIBS=ON", "-DBUILD_CURL_EXE=ON",
+        "-DBUILD_TESTING=OFF", "-DBUILD_EXAMPLES=OFF", "-DBUILD_LIBCURL_DOCS=OFF", "-DBUILD_MISC_DOCS=OFF", "-DENABLE_CURL_MANUAL=OFF",
+        "-DHTTP_ONLY=ON", "-DCURL_USE_OPENSSL=ON", "-DCURL_USE_LIBPSL=OFF", "-DCURL_USE_LIBSSH2=OFF",
+        "-DUSE_NGHTTP2=OFF", "-DUSE_LIBIDN2=OFF", "-DCURL_ZLIB=OFF", "-DCURL_BROTLI=OFF", "-DCURL_ZSTD=OFF",
+        "-DENABLE_ARES=OFF", "-DCURL_DISABLE_LDAP=ON", "-DCURL_CA_BUNDLE=none", "-DCURL_CA_PATH=none",
+        "-DCURL_DISABLE_OPENSSL_AUTO_LOAD_CONFIG=ON",
+        "-DCMAKE_DISABLE_FIND_PACKAGE_Perl=ON",     # the crate has no docs/ tree, which Perl would build
+    ]
+    if lib.prefix is not None:          # built or registered: that prefix, statically where it is static
+        settings.append(f"-DOPENSSL_ROOT_DIR={lib.prefix}")
+        settings.append(f"-DOPENSSL_USE_STATIC_LIBS={'ON' if lib.linkage and lib.linkage.static else 'OFF'}")
+        extra = ["-pthread", "-ldl"] + (["-lstdc++"] if is_bssl(lib.flavor) else [])
+        settings.append(f"-DCMAKE_C_STANDARD_LIBRARIES={' '.join(extra)}")
+    env = {**os.environ}
+    steps = [("configure", [cmake, "-G", "Ninja", "-S", source, "-B", work / "build", *settings], 600),
+             ("compile", [ninja, "-C", work / "build", "curl"], 1800)]
+    for phase, command, timeout in steps:
+        progress.phase(f"curl {curl_version}: {phase}")
+        result = run(command, timeout=timeout, log=log, env=env)
+        if result.returncode != 0 and re.search(r"OpenSSL 3\.0\.0 or (greater|later) required", result.output):
+            raise BuildFailed(f"curl {curl_version} needs OpenSSL 3.0 or later, and {lib.name} is "
+                              f"{lib.version_string or lib.flavor}.",
+                              hint="curl 8.17 is the last that builds against OpenSSL 1.1.1: give --curl 8.17 to "
+                                   "compare 1.1.1 with later releases through the same curl.")
+        if result.returncode != 0:
+            tail = "\n".join("    " + line for line in result.output.rstrip().splitlines()[-12:])
+            raise BuildFailed(f"curl {curl_version} cannot be built against {lib.name} "
+                              f"({lib.version_string or lib.flavor}): its {phase} step failed. Last lines:\n{tail}",
+                              hint=f"The whole log is at {log.name}. The harness's own curl-like client "
+                                   "(`sslperf tls --loopback`) still measures this library.")
