@@ -78,3 +78,42 @@ def test_the_transfer_table_shows_throughput_and_the_send_receive_split(sslperf_
     assert "send / receive time per write" in result.stdout
     assert "tls1.3 chacha20-poly1305 16,384 B" in result.stdout
     assert "B/s" in result.stdout
+
+
+def tcp_run(case="tls/transfer/tls1.3/aes-128-gcm/16384"):
+    result = run_cli("tls", "--transfer", "--loopback", "--case", case, "--time", "100", "--samples", "6", "--json",
+                     "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    return run, {m["case"]: m for m in run["measurements"]}
+
+
+def test_over_loopback_tcp_the_bytes_written_arrive(sslperf_dirs):
+    run, got = tcp_run()
+    plain = got["tls/transfer-tcp/tls1.3/aes-128-gcm/16384/no-ktls"]
+    assert plain["status"] == "ok", plain["reason"]
+    assert len(plain["ops"]) == 3 and min(plain["ops"]) > 100           # three rounds, each many 16 KiB writes
+    assert "TLS_AES_128_GCM_SHA256" in plain["note"] and "kernel TLS off" in plain["note"]
+    assert all(v > 0 for v in plain["extra"]["server_cpu_ns"])        # the reader's CPU, from its own process
+    assert run["environment"]["placement"]["server_cpu"] is not None or run["environment"]["placement"]
+
+
+def test_kernel_tls_is_used_where_the_kernel_and_library_allow_it(sslperf_dirs):
+    run, got = tcp_run()
+    kernel = got["tls/transfer-tcp/tls1.3/aes-128-gcm/16384/ktls"]
+    if kernel["status"] != "ok":      # n/a, and it says precisely why (here: no tls module in the kernel)
+        assert kernel["status"] == "n/a" and kernel["reason"].startswith("kernel TLS was asked for but not used")
+        if "the kernel: no" in kernel["reason"]:
+            assert any("this kernel cannot do TLS itself" in w for w in run["warnings"])
+        pytest.skip(f"kernel TLS is not available here: {kernel['reason']}")
+    assert "kernel TLS used for sending" in kernel["note"]
+
+
+def test_over_loopback_tcp_a_changed_byte_is_caught_by_the_reader(sslperf_dirs):
+    result = run_cli("tls", "--transfer", "--loopback", "--case", "tls/transfer/tls1.3/aes-128-gcm/1024",
+                     "--time", "100", "--samples", "6", "--json", "--no-store",
+                     env={"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"})
+    assert result.returncode == 0, result.stderr
+    got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+    plain = got["tls/transfer-tcp/tls1.3/aes-128-gcm/1024/no-ktls"]
+    assert plain["status"] == "error" and "differing from what was written" in plain["reason"]

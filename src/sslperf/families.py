@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 AEAD_GROUP, BLOCK_GROUP = "AEAD ciphers", "block ciphers (CBC, CTR)"
 TRANSFER_GROUP = "TLS bulk transfer (in memory)"
+TRANSFER_TCP_GROUP = "TLS bulk transfer over loopback TCP"
 API_PREFIX = "API: "
 _AEAD_NAME = re.compile(r"gcm|ccm|ocb|siv|poly1305")
 
@@ -50,7 +51,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("api", (), "api", label=lambda m: m.operation),          # the pattern; the group names the topic
     Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)", TRANSFER_GROUP), "tls",
            label=lambda m: " ".join(m.case.split("/")[1:])),
-    Family("tls-loopback", ("TLS over loopback (HTTPS GET)",), "loopback",
+    Family("tls-loopback", ("TLS over loopback (HTTPS GET)", TRANSFER_TCP_GROUP), "loopback",
            label=lambda m: "GET " + " ".join(m.case.split("/")[2:])),
     Family("tls-memory", ("TLS memory per connection",), "memory",
            label=lambda m: " ".join(m.case.split("/")[2:5])),
@@ -88,7 +89,7 @@ def group_of(case: Case) -> str:
 
 def table_of(group: str, family_name: str) -> str:
     """The terminal table that draws a group: its family's, but bulk transfer has its own."""
-    return "transfer" if group == TRANSFER_GROUP else family(family_name).table
+    return "transfer" if group in (TRANSFER_GROUP, TRANSFER_TCP_GROUP) else family(family_name).table
 
 
 def label(m: Measurement) -> str:

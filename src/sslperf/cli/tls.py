@@ -48,7 +48,8 @@ err_console = make_console(stderr=True)
 @thread_options(("shared", "own", "libctx"), "shared", "the chosen cases (default: the curl pattern's handshake)")
 @click.option("--transfer", is_flag=True,
               help="Instead of handshakes: bulk transfer after one handshake (SSL_write/SSL_read in memory) per "
-                   "protocol, cipher suite and write size (1 KiB, 16 KiB, 1 MiB), send and receive CPU apart.")
+                   "protocol, cipher suite and write size (1 KiB, 16 KiB, 1 MiB), send and receive CPU apart; with "
+                   "--loopback, over a real loopback TCP connection, kernel TLS off and on.")
 @click.option("--memory", is_flag=True,
               help="Instead: bytes the library holds per established connection (client and server apart) and "
                    "the peak during the handshake, with --connections pairs taken through the handshake in "
@@ -91,7 +92,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
     if client_kind != "harness" and not loopback:
         raise SslperfError("--client chooses who makes the loopback requests; it needs --loopback.",
                            hint="e.g. `sslperf tls --loopback --client curl --lib openssl-3.0`.")
-    if transfer and (loopback or memory):       # transfer cases go with threads, not with the other two
+    if transfer and memory:       # transfer cases go with threads or over loopback, not with memory
         chosen.insert(0, "--transfer")
     if len(chosen) > 1:
         raise SslperfError(f"{' and '.join(chosen)} are different measurements; give one of them.",
@@ -105,7 +106,9 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
     libs = find_libs(lib_names)
     with certificates(libs[0]) as workdir:
         store = None if no_store else open_store(ctx)
-        if loopback:
+        if loopback and transfer:
+            run = session.run_transfer_tcp(libs, cases, workdir, max(time_ms, 250) / 1000, max(samples // 2, 3), store)
+        elif loopback:
             run = session.run_loopback(libs, cases, workdir, requests, server, store, bool(case_ids or patterns),
                                        client_kind, lambda what: err_console.print(f"building {what} (cached "
                                                                                    "after the first time) …"),

@@ -73,6 +73,8 @@ int https_get(int argc, char **argv);
 int tls_threads(const char *case_id, int threads, int milliseconds);
 int check_config(int argc, char **argv);
 int memory_mode(int argc, char **argv);   /* memory.c */
+int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
+int transfer_client(int argc, char **argv);
 void memory_hooks_install(void);          /* memory.c: must run before the library allocates */
 int afalg_bench(int argc, char **argv);   /* afalg.c */
 int profile_case(bench_case *c, uint64_t iters, double seconds);   /* profile.c */

@@ -57,6 +57,24 @@ static void fail(const char *what, const char *detail)
     fflush(stdout);
 }
 
+int listen_loopback(struct sockaddr_in *addr, int backlog)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    socklen_t len = sizeof(*addr);
+    memset(addr, 0, sizeof(*addr));
+    addr->sin_family = AF_INET;
+    addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);        /* loopback only; port 0: the kernel picks one */
+    if (fd < 0)
+        return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 || listen(fd, backlog) != 0
+        || getsockname(fd, (struct sockaddr *)addr, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int https_server(int argc, char **argv)
 {
     tls_config cfg = {0};
@@ -73,14 +91,10 @@ int https_server(int argc, char **argv)
         return 1;
     }
     SSL_CTX_free(unused);
-    int max_connections = atoi(argv[4]);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = 0};
-    socklen_t len = sizeof(addr);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);        /* loopback only */
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(fd, 64) != 0
-        || getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+    int max_connections = atoi(argv[4]), one = 1;
+    struct sockaddr_in addr;
+    int fd = listen_loopback(&addr, 64);
+    if (fd < 0) {
         fail("cannot listen on 127.0.0.1", NULL);
         return 1;
     }

@@ -11,6 +11,7 @@
  *   harness threads CASE N MS [own|libctx]   any case in N threads, each with its own state (threads.c)
  *   harness check-config KEY=VALUE... does this library accept these TLS settings (config_check.c)
  *   harness memory CASE N              bytes per TLS connection, N in lockstep (memory.c)
+ *   harness transfer-server | transfer-client   bulk transfer over loopback TCP, kTLS on/off (transfer_tcp.c)
  *   harness afalg-bench [opts] [ALG...]   kernel crypto (AF_ALG) against the library (afalg.c)
  *
  * serve commands, one per line, each answered by one JSON line:
@@ -411,6 +412,8 @@ static const struct {
     {"tls-threads", 3, 3, threads_mode, "tls-threads CASE THREADS MS"},
     {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|libctx]"},
     {"check-config", 0, ANY, check_config, "check-config KEY=VALUE..."},
+    {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},
+    {"transfer-client", 7, 7, transfer_client, "transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off"},
     {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
     {"afalg-bench", 0, ANY, afalg_bench, "afalg-bench [--side both|user] [--seconds S] [--sizes N,N,...] [ALG...]"},
 };

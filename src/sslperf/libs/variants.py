@@ -58,6 +58,8 @@ VARIANTS: dict[str, Variant] = {
         Variant("no-asm", "C code only, no assembly: shows what the assembly is worth",
                 configure=("no-asm",), cmake=("-DOPENSSL_NO_ASM=1",)),
         Variant("debug-symbols", "-O3 with -g, so profiles name real functions", cflags=("-g",)),
+        Variant("ktls", "enable-ktls: kernel TLS (SSL_OP_ENABLE_KTLS) for `sslperf tls --transfer --loopback`; "
+                "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
     )
 }
 

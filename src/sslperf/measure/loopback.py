@@ -48,3 +48,64 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
         m.wall_ns = reply["total_ns"]
         m.extra = {k: reply[k] for k in ("connect_ns", "pretransfer_ns", "total_ns")}
         return m
+
+
+TRANSFER_TCP_GROUP = families.TRANSFER_TCP_GROUP
+
+
+def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, milliseconds: int, rounds: int,
+             ktls: bool) -> Measurement:
+    """Bulk transfer over a real loopback TCP connection: per round a fresh
+    server and client, the client writing `size`-byte writes for
+    `milliseconds`; the server checks every byte. With `ktls`, both ask
+    the library for kernel TLS, and the result says whether the kernel
+    really did the sending, or why not (n/a)."""
+    mode = "ktls" if ktls else "no-ktls"
+    m = Measurement(f"tls/transfer-tcp/{proto}/{suite}/{size}/{mode}", "tls-loopback", TRANSFER_TCP_GROUP, suite,
+                    f"transfer-tcp-{mode}", size, "record", lib.name, "ok", unit="bytes", bytes_per_op=size)
+    env = {"SSLPERF_CERT_DIR": str(cert_dir)}
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    on = "on" if ktls else "off"
+    for _ in range(rounds):
+        with Server(lib, "transfer-server", str(cert_dir), proto, suite, str(size), on, env=env,
+                    cpu=server_cpu) as running:
+            hello = running.line(timeout=120)
+            if hello["type"] != "listening":
+                m.status, m.reason = ("n/a" if hello["type"] == "na" else "error"), hello.get("reason")
+                return m
+            try:
+                sent = call(lib, "transfer-client", str(hello["port"]), hello["ca_file"], proto, suite, str(size),
+                            str(milliseconds), on, timeout=120 + milliseconds / 1000, env=env, ok_codes=None,
+                            cpu=client_cpu).last
+                received = running.line(timeout=120)
+            except HarnessError as failed:
+                m.status, m.reason = "error", failed.message
+                return m
+        if sent.get("type") == "na":
+            m.status, m.reason = "n/a", sent.get("reason")
+            return m
+        if sent.get("type") != "sent" or not sent.get("ok") or not received.get("ok"):
+            m.status, m.reason = "error", sent.get("reason") or "the transfer failed"
+            return m
+        if received["bytes"] != sent["bytes"] or received["mismatched_pieces"]:
+            m.status = "error"
+            m.reason = (f"the server received {received['bytes']} bytes ({received['mismatched_pieces']} pieces "
+                        f"differing from what was written), the client sent {sent['bytes']}")
+            return m
+        if ktls and not sent["ktls_send"]:
+            why = [hello["library_ktls"]] if hello.get("library_ktls") else []
+            if not str(hello.get("kernel_tls")).startswith("yes"):
+                why.append(f"the kernel: {hello['kernel_tls']}")
+            m.status = "n/a"
+            m.reason = ("kernel TLS was asked for but not used: "
+                        + ("; ".join(why) or f"the library did not hand {sent['cipher']} to the kernel"))
+            return m
+        m.ops.append(sent["writes"])
+        m.wall_ns.append(sent["wall_ns"])
+        m.cpu_ns.append(sent["cpu_ns"] + received["cpu_ns"])
+        m.extra = m.extra or {"client_cpu_ns": [], "server_cpu_ns": []}
+        m.extra["client_cpu_ns"].append(sent["cpu_ns"])
+        m.extra["server_cpu_ns"].append(received["cpu_ns"])
+        m.note = (f"{sent['cipher']}; kernel TLS {'used for sending' if sent['ktls_send'] else 'off'}; "
+                  f"kernel tls module: {hello['kernel_tls']}")
+    return m

@@ -153,6 +153,29 @@ def run_loopback(libs: list[Lib], cases: list[Case], cert_dir: Path, requests: i
     return run
 
 
+def run_transfer_tcp(libs: list[Lib], cases: list[Case], cert_dir: Path, seconds: float, rounds: int,
+                     store) -> Run:
+    """The transfer cases over loopback TCP, kernel TLS off and on."""
+    run = _new_run(libs, {"suite": "tls-transfer-tcp", "seconds": seconds, "rounds": rounds})
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
+    shapes = [c.id.split("/")[2:5] for c in cases if c.id.startswith("tls/transfer/")]
+    with recorded(run, store, "sslperf tls") as keep:
+        for proto, suite, size in shapes:
+            for ktls in (False, True):
+                for lib in libs:
+                    keep(loopback.transfer(lib, cert_dir, proto, suite, int(size), int(seconds * 1000), rounds, ktls))
+        kernel = sorted({m.reason.split("the kernel: ", 1)[1] for m in run.measurements
+                         if m.reason and "the kernel: " in m.reason})
+        if kernel:
+            run.warnings.append(f"this kernel cannot do TLS itself ({kernel[0]}): every kernel-TLS row is n/a here; "
+                                "on a kernel with the tls module (modprobe tls) and a library built with enable-ktls "
+                                "(the +ktls variant), those rows show what handing the records to the kernel saves.")
+        run.complete = True
+        run.finished = environment.capture()["time"]
+    return run
+
+
 def run_memory(libs: list[Lib], cases: list[Case], cert_dir: Path, counts: list[int], store, chosen: bool) -> Run:
     """Bytes per TLS connection of each library, for each connection count:
     the chosen handshake cases (with a shared SSL_CTX), else the curl pattern's two."""

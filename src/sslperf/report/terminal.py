@@ -205,7 +205,8 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
                 text.append(f"\n{micros(send)} / {micros(receive)}", style="dim")
             cells.append(text)
         first = next(iter(per_lib.values()))
-        table.add_row(escape(" ".join(first.case.split("/")[2:4]) + f" {first.size:,} B"), *cells)
+        kernel = " kTLS" if first.case.endswith("/ktls") else ""
+        table.add_row(escape(" ".join(first.case.split("/")[2:4]) + f" {first.size:,} B{kernel}"), *cells)
     return table
 
 
