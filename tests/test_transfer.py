@@ -30,8 +30,8 @@ def test_every_suite_and_protocol_moves_the_bytes_written_on_the_system_lib(sslp
         assert m["status"] == "ok", (case, m["reason"])
         size = int(case.rsplit("/", 1)[1])
         assert m["unit"] == "bytes" and m["bytes_per_op"] == size
-        # the writer's and the reader's time are both there (timed on every 16th write, scaled), and add
-        # up to about the whole
+        # the writer's and the reader's time are both there (their proportion from every 16th write,
+        # applied to the whole), and add up to about the whole
         send, receive = sum(m["extra"]["client_cpu_ns"]), sum(m["extra"]["server_cpu_ns"])
         assert send > 0 and receive > 0
         assert 0.5 < (send + receive) / sum(m["cpu_ns"]) < 1.2
