@@ -179,6 +179,17 @@ def test_bisect_over_commits_finds_the_slow_down_explains_it_and_stores_it(toy_h
     drawn = run_cli("report", run_id, "--format", "png", "--out", toy_history[0].parent / "report")
     assert drawn.returncode == 0, drawn.stderr
     assert (toy_history[0].parent / "report" / "bisect.png").stat().st_size > 10_000
+    # The history view draws the searched commits in history order, the slow one marked against the one before.
+    history = run_cli("report", "--history", "digest/sha256/16", "--out", toy_history[0].parent / "report")
+    assert history.returncode == 0, history.stderr
+    text = (toy_history[0].parent / "report" / "history.html").read_text()
+    marker = '<script type="application/json" id="sslperf-data">'
+    data = json.loads(text[text.index(marker) + len(marker):text.index("</script>", text.index(marker))])
+    [chart] = data["charts"]
+    assert [label.split(" g")[-1] for label in chart["version_order"]] == [sha[:10] for sha in shas]
+    slow = next(p for p in chart["points"] if p["version_label"].endswith(shas[2][:10]))
+    assert slow["verdicts"]["version"]["instructions"]["verdict"] == "slower"
+    assert slow["verdicts"]["version"]["instructions"]["method"] != "paired"    # steps of a bisect are not pairs
 
 
 @pytest.mark.slow

@@ -1,29 +1,57 @@
-"""`sslperf report` on a real run: figures as files, and the HTML page opened
-in a real headless Chromium that must render it with no console errors."""
+"""`sslperf report` on real runs: figures as files, and the report, history
+and hosts pages opened in a real headless Chromium, which must draw every
+chart in the view asked for, log no errors and ask the network for nothing
+(every request it makes goes to a recording proxy; see browser.py)."""
 
 import json
-import shutil
-import subprocess
+import re
 
 import pytest
 
-from conftest import run_cli
+from browser import open_page
+from conftest import DATA, run_cli
 
 CASES = ["cipher/aes-128-gcm/encrypt/64", "cipher/aes-128-gcm/encrypt/1024", "cipher/aes-128-gcm/encrypt/16384",
          "digest/sha256/64", "digest/sha256/16384", "sig/rsa-2048/sign", "sig/rsa-3072/sign",
          "sig/ecdsa-p256/sign", "sig/ecdsa-p384/sign", "kex/x25519/derive"]
+IMPORTS = ["openssl-1.1.1w-text.txt", "openssl-3.0.8-text.txt", "openssl-3.6.3-text-kem-sig.txt"]
+
+
+def page_data(path) -> dict:
+    """The charts' data a page embeds (what its script draws)."""
+    text = path.read_text()
+    start = text.index('<script type="application/json" id="sslperf-data">') + len(
+        '<script type="application/json" id="sslperf-data">')
+    return json.loads(text[start:text.index("</script>", start)])
 
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory):
+def store(tmp_path_factory):
+    """One store: real `openssl speed` outputs of 1.1.1w, 3.0.8 and 3.6.3
+    imported as host lab-a, and real runs of the system library on lab-a
+    (plain, and with AES-NI hidden) and on lab-b."""
     root = tmp_path_factory.mktemp("report")
-    env = {"SSLPERF_CACHE_DIR": str(root / "cache"), "SSLPERF_DATA_DIR": str(root / "data")}
+    env = {"SSLPERF_CACHE_DIR": str(root / "cache"), "SSLPERF_DATA_DIR": str(root / "data"), "SSLPERF_HOST": "lab-a"}
+    for name in IMPORTS:
+        imported = run_cli("import", DATA / "speed" / name, "--host", "lab-a", env=env)
+        assert imported.returncode == 0, imported.stderr
     args = ["speed", "--time", "3", "--samples", "5", "--json"] + [a for c in CASES for a in ("--case", c)]
     plain = json.loads(run_cli(*args, env=env).stdout)
     masked = json.loads(run_cli(*args, "--cpu-mask", "no-aesni", env=env).stdout)
-    out = root / "out"
-    result = run_cli("report", plain["id"], masked["id"], "--out", out, env=env)
+    other = json.loads(run_cli(*args, env={**env, "SSLPERF_HOST": "lab-b"}).stdout)
+    return {"root": root, "env": env, "plain": plain["id"], "masked": masked["id"], "other": other["id"]}
+
+
+@pytest.fixture(scope="module")
+def report_dir(store):
+    out = store["root"] / "out"
+    result = run_cli("report", store["plain"], store["masked"], "--out", out, env=store["env"])
     assert result.returncode == 0, result.stderr
+    history = run_cli("report", "--history", "sig/ecdsa-p256/sign", "--history", "kex/x25519/derive",
+                      "--host", "lab-a", "--out", out, env=store["env"])
+    assert history.returncode == 0, history.stderr
+    hosts = run_cli("report", "--hosts", "--out", out, env=store["env"])
+    assert hosts.returncode == 0, hosts.stderr
     return out
 
 
@@ -36,29 +64,145 @@ def test_figures_are_written_as_png_and_svg(report_dir):
     assert "<svg" in (report_dir / "scaling-rsa.svg").read_text()
 
 
-def test_html_is_self_contained(report_dir):
+def test_relative_figures_carry_the_ratio_ci_p_and_verdict(report_dir, store):
+    charts = page_data(report_dir / "report.html")["charts"]
+    gcm = next(c for c in charts if c["title"] == "aes-128-gcm encrypt")
+    assert gcm["kind"] == "size" and gcm["x"] == [64, 1024, 16384]
+    base, masked = (s["key"] for s in gcm["series"])
+    relative = gcm["relative"]["wall"][base][masked][2]           # 16 KiB without AES-NI, against with it
+    assert relative["verdict"] == "slower" and relative["y"] < 50
+    assert relative["lo"] <= relative["y"] <= relative["hi"] and relative["p"] < 0.05
+    assert relative["method"] == "processes"                      # two runs: never paired
+    absolute = gcm["absolute"]["wall"][base][2]
+    assert absolute["n"] == 5 and absolute["lo"] <= absolute["y"] <= absolute["hi"]
+
+
+def test_report_page_draws_every_chart_relative_and_asks_the_network_for_nothing(report_dir):
+    shot = report_dir / "report-relative.png"
+    opened = open_page((report_dir / "report.html").as_uri(), report_dir / "profile", shot)
+    charts = page_data(report_dir / "report.html")["charts"]
+    drawn = re.findall(r'data-drawn="([^"]*)"', opened.dom)
+    assert len(drawn) == len(charts) >= 4
+    assert all(view.startswith("relative/wall/") for view in drawn), drawn
+    assert opened.dom.count('class="main-svg"') >= len(charts)        # Plotly drew an SVG for each
+    assert "% of " in opened.dom                                       # the relative axis title
+    assert opened.page_requests() == [] and opened.console_errors() == []
+    assert shot.stat().st_size > 50_000
+
+
+def test_the_address_switches_the_view_to_absolute_cpu_time(report_dir):
+    url = (report_dir / "report.html").as_uri() + "#view=absolute&metric=cpu"
+    opened = open_page(url, report_dir / "profile", report_dir / "report-absolute.png")
+    drawn = re.findall(r'data-drawn="([^"]*)"', opened.dom)
+    assert drawn and all(view.startswith("absolute/cpu/") for view in drawn), drawn
+    assert "GB/s (CPU time)" in opened.dom and "each panel from zero" in opened.dom
+    assert opened.page_requests() == []
+
+
+def test_a_page_asking_the_network_is_caught(report_dir, tmp_path):
+    """The network check can fail: the same page with one CDN script makes a request."""
+    page = tmp_path / "report.html"
+    page.write_text((report_dir / "report.html").read_text().replace(
+        "<head>", "<head><script src='https://cdn.example.com/plotly.min.js'></script>", 1))
+    opened = open_page(page.as_uri(), tmp_path / "profile")
+    assert any("cdn.example.com" in r for r in opened.page_requests()), opened.requests
+
+
+def test_machine_facts_and_rankings_read_as_tables(report_dir):
     html = (report_dir / "report.html").read_text()
-    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
-    assert html.count("<img ") >= 6 and "data:image/svg+xml;base64," in html
-    assert "system@no-aesni" in html    # the same lib from two runs is told apart, by its mask
-    assert "slower" in html             # no AES-NI: GCM is significantly slower
+    machine = html[html.index("<h2>Machine</h2>"):html.index("<h2>Warnings</h2>")]
+    assert "crypto CPU flags" in machine and "virtual machine" in machine
+    assert "['" not in machine and "True" not in machine and "False" not in machine
+    libraries = html[html.index("<h2>Libraries</h2>"):html.index("<h2>Machine</h2>")]
+    assert "not known: a shared libcrypto does not export OPENSSL_ia32cap_P" in libraries
+    rankings = html[html.index("<h2>Rankings</h2>"):html.index("<h2>Results</h2>")]
+    row = re.search(r"<td>aes-128-gcm encrypt 16384 B</td><td>([^<]*)</td><td>([^<]*)</td>", rankings)
+    assert row and " = " not in row.group(1) and "no-aesni" in row.group(2)   # a clear first, the masked second
 
 
-def test_chromium_renders_the_report_without_console_errors(report_dir):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("chromium is not installed; scripts/bootstrap.sh installs it for the tests")
-    screenshot = report_dir / "screenshot.png"
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={report_dir / 'profile'}", "--enable-logging=stderr", "--v=0",
-             "--window-size=1280,3000"]
-    url = (report_dir / "report.html").as_uri()
-    shot = subprocess.run([chromium, *flags, f"--screenshot={screenshot}", url], capture_output=True, text=True,
-                          timeout=120)
-    assert screenshot.exists() and screenshot.stat().st_size > 20_000, shot.stderr[-2000:]
-    dom = subprocess.run([chromium, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)
-    assert "sslperf report" in dom.stdout and dom.stdout.count("<table") >= 5
-    console_errors = [line for line in (shot.stderr + dom.stderr).splitlines()
-                      if "CONSOLE" in line and ("ERROR" in line or "Uncaught" in line or "Failed to load" in line)]
-    assert console_errors == []
+def test_history_orders_versions_and_draws_in_chromium(report_dir):
+    data = page_data(report_dir / "history.html")
+    ecdsa = next(c for c in data["charts"] if c["title"] == "ecdsa-p256 sign")
+    # The imports' versions and the system library's (3.0.x) in version order, not in the order measured.
+    order = ecdsa["version_order"]
+    assert order[:2] == ["openssl 1.1.1w", "openssl 3.0.8"] and order[-1] == "openssl 3.6.3"
+    assert re.fullmatch(r"openssl 3\.0\.\d+", order[2]) and order[2] != "openssl 3.0.8"
+    masked = [p for p in ecdsa["points"] if "@no-aesni" in p["series"]]
+    assert masked and all(p["series"] == "openssl@no-aesni" for p in masked)   # a masked run is a series of its own
+    opened = open_page((report_dir / "history.html").as_uri(), report_dir / "profile",
+                       report_dir / "history.png")
+    assert opened.page_requests() == [] and opened.console_errors() == []
+    ticks = [t for t in re.findall(r">(openssl [0-9.a-z]+)<", opened.dom)]
+    assert ticks[:len(order)] == order, ticks
+    assert (report_dir / "history.png").stat().st_size > 40_000
+    by_date = open_page((report_dir / "history.html").as_uri() + "#order=date", report_dir / "profile")
+    assert all(v.endswith("/date") for v in re.findall(r'data-drawn="([^"]*)"', by_date.dom))
+    assert "date of the run" in by_date.dom
+
+
+def test_history_marks_a_real_change_between_two_points(store):
+    """The verdict of a point against the one before it comes from the real
+    test: the very same library without AES-NI is far slower at AES-GCM."""
+    from sslperf.report import history
+    from sslperf.store import StoredResult, Store
+
+    db = Store(f"sqlite:///{store['root'] / 'data' / 'sslperf.db'}")
+    results = db.results(["cipher/aes-128-gcm/encrypt/16384"], ["lab-a"])
+    plain = next(r for r in results if r.run_id == store["plain"])
+    masked = next(r for r in results if r.run_id == store["masked"])
+    as_versions = [StoredResult(**{**vars(plain), "version": "1.0", "environment": {}}),
+                   StoredResult(**{**vars(masked), "version": "2.0", "environment": {}})]
+    chart = history.case_chart("c", as_versions, several_hosts=False)
+    later = next(p for p in chart["points"] if p["version"] == "2.0")
+    assert later["verdicts"]["version"]["wall"]["verdict"] == "slower"
+    assert later["verdicts"]["version"]["wall"]["p"] < 0.05
+    first = next(p for p in chart["points"] if p["version"] == "1.0")
+    assert first["verdicts"]["version"] == {}                          # nothing before the first
+
+
+def test_hosts_page_sets_hosts_side_by_side(report_dir):
+    data = page_data(report_dir / "hosts.html")
+    assert data["charts"] and all(c["title"].startswith("openssl-3.0.") for c in data["charts"])
+    legends = {s["legend"] for c in data["charts"] for s in c["series"]}
+    assert len(legends) == 2 and all(re.match(r"lab-[ab]: .+ \(same crypto flags\)", l) for l in legends)
+    opened = open_page((report_dir / "hosts.html").as_uri(), report_dir / "profile", report_dir / "hosts.png")
+    drawn = re.findall(r'data-drawn="([^"]*)"', opened.dom)
+    assert drawn and all(v.startswith("relative/wall/lab-a") for v in drawn)
+    assert "% of lab-a" in opened.dom and "lab-b: " in opened.dom
+    assert opened.page_requests() == [] and opened.console_errors() == []
+    assert '<a href="report.html">' in opened.dom and '<a href="history.html">' in opened.dom
+    assert (report_dir / "hosts.png").stat().st_size > 40_000
+
+
+def test_hosts_without_a_second_host_is_a_clear_error(store, tmp_path):
+    result = run_cli("report", "--hosts", "--host", "lab-a", "--out", tmp_path, env=store["env"])
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "measured on two hosts or more" in result.stderr and "SSLPERF_HOST" in result.stderr
+
+
+def test_nothing_to_draw_is_said(store, tmp_path):
+    env = {**store["env"], "SSLPERF_DATA_DIR": str(tmp_path / "data")}
+    run = json.loads(run_cli("speed", "--case", "digest/sha256/64", "--time", "3", "--samples", "3", "--json",
+                             env=env).stdout)
+    result = run_cli("report", run["id"], "--format", "png", "--out", tmp_path / "out", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "Nothing to draw" in result.stderr and "--format html" in result.stderr
+    assert not any((tmp_path / "out").glob("*.png"))
+
+
+def test_bad_baseline_is_a_clear_error(store, tmp_path):
+    result = run_cli("report", store["plain"], "--baseline", "nosuchlib", "--out", tmp_path, env=store["env"])
+    assert result.returncode == 2 and "--baseline nosuchlib is not a library of the report" in result.stderr
+
+
+def test_hiding_a_series_from_the_address_leaves_it_in_the_legend_only(report_dir):
+    data = page_data(report_dir / "report.html")
+    masked = next(s["key"] for c in data["charts"] for s in c["series"] if "no-aesni" in s["key"])
+    url = (report_dir / "report.html").as_uri() + f"#view=absolute&hide={masked}"
+    opened = open_page(url, report_dir / "profile")
+    checkbox = re.search(rf'<input type="checkbox" data-series="{re.escape(masked)}"[^>]*>', opened.dom)
+    assert checkbox and "checked" not in checkbox.group(0)
+    shown = open_page((report_dir / "report.html").as_uri() + "#view=absolute", report_dir / "profile")
+    # Plotly draws a trace group per visible series only; the hidden one stays in the legends.
+    assert opened.dom.count("trace scatter") < shown.dom.count("trace scatter")
+    assert opened.dom.count("legendtoggle") == shown.dom.count("legendtoggle")

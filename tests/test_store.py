@@ -125,6 +125,7 @@ def test_a_whole_import_or_nothing(store):
 def test_resolve_latest_prefix_and_errors(store):
     first, second = make_run(), make_run()
     second.started = "9999-01-01T00:00:00+00:00"
+    first.complete = second.complete = True          # `latest` is the newest *complete* run of the user's
     store.save(first, "sslperf speed")
     store.save(second, "sslperf speed")
     assert store.resolve("latest") == second.id
@@ -333,6 +334,7 @@ def test_a_run_keeps_the_results_the_store_can_hold(store):
 
 def test_nul_characters_are_stored_as_a_visible_symbol(store):
     run = make_run(libs=("openssl\x00evil",))
+    run.complete = True                               # so that it is the library's latest run
     run.environment["cpu_model"] = "cpu\x00model"
     run.measurements[0].note = "a\x00b"
     store.save(run, "openssl speed")

@@ -15,6 +15,8 @@ def test_quick_suite_answers_the_seed_questions():
     for aead in ("aes-128-gcm", "aes-128-ccm", "aes-128-ocb", "chacha20-poly1305"):      # seed 000's AEAD table
         assert f"cipher/{aead}/encrypt/16384" in ids
     assert "cipher/aes-128-gcm/encrypt/1350" in ids                                    # a TLS record (seed 002)
+    for aead in ("aes-128-gcm", "chacha20-poly1305"):                                   # a curve, not three points
+        assert len({c.size for c in suites.suite("quick") if c.algorithm == aead and c.operation == "encrypt"}) == 5
     assert {"sig/ecdsa-p256/sign", "sig/rsa-2048/sign", "sig/ed25519/sign", "kex/x25519/derive",
             "kex/ecdh-p256/derive"} <= ids
 

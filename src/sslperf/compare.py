@@ -31,6 +31,8 @@ from sslperf.results import PROCESS_KEY, Measurement, Run
 from sslperf.stats import RatioTest, Summary, geometric_mean, mann_whitney_p, paired_ratio, welch_ratio
 
 MIN_SAMPLES_FOR_TEST = 3
+DEFAULT_THRESHOLD = 0.02     # --threshold: the smallest change called (before the noise floor)
+DEFAULT_ALPHA = 0.05         # --alpha
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,8 @@ def change(base: Measurement, other: Measurement, metric: str, threshold: float,
     return Change(ratio, p, verdict, method=method, threshold=threshold, floor=floor)
 
 
-def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", threshold: float = 0.02,
-            alpha: float = 0.05, patterns: tuple[str, ...] = (), floors: Floors | None = None) -> Comparison:
+def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", threshold: float = DEFAULT_THRESHOLD,
+            alpha: float = DEFAULT_ALPHA, patterns: tuple[str, ...] = (), floors: Floors | None = None) -> Comparison:
     """Compare `columns` (the first is the baseline) over their common cases."""
     from sslperf.measure.suites import select_ids
 

@@ -154,15 +154,19 @@ def merge(runs: list[Run]) -> Run:
             cases.setdefault(lib.name, []).append({m.case for m in run.measurements if m.lib == lib.name})
     clash = {name for name, sets in cases.items()
              if len(sets) > 1 and sum(len(s) for s in sets) != len(set().union(*sets))}
+    # lib_runs: the run each (renamed) library came from, so that only libraries of one run are paired.
     merged = Run(f"{runs[0].id}+{len(runs) - 1}", runs[0].started,
-                 {"merged_from": [run.id for run in runs]}, runs[0].environment)
+                 {"merged_from": [run.id for run in runs], "lib_runs": {}}, runs[0].environment)
     seen: set[str] = set()
     for run in runs:
         tag = run.environment.get("mask") or run.id      # a CPU mask says more than a run id
         rename = {lib.name: f"{lib.name}@{tag}" if lib.name in clash else lib.name for lib in run.libs}
         for lib in run.libs:
-            if rename[lib.name] not in seen:
+            if rename[lib.name] in seen:     # one name over several runs: never paired with anything
+                merged.settings["lib_runs"][rename[lib.name]] = f"{rename[lib.name]} in several runs"
+            else:
                 seen.add(rename[lib.name])
+                merged.settings["lib_runs"][rename[lib.name]] = run.id
                 merged.libs.append(LibInfo(**{**vars(lib), "name": rename[lib.name]}))
         merged.measurements += [Measurement(**{**vars(m), "lib": rename.get(m.lib, m.lib)}) for m in run.measurements]
         merged.warnings += run.warnings

@@ -419,11 +419,12 @@ class Store:
                  "measurements": counts.get(row["id"], 0)} for row in rows]
 
     def matching_runs(self, run_id: str) -> list[str]:
-        """Run ids that `run_id` names: itself, ids it is a prefix of, or the newest for `latest`."""
+        """Run ids that `run_id` names: itself, ids it is a prefix of, or for
+        `latest` the newest run the user made that is complete (LATEST)."""
         with self._read("look up runs") as conn:
             if run_id == "latest":
-                return list(conn.execute(sa.select(runs.c.id).order_by(runs.c.started.desc(), runs.c.id.desc())
-                                         .limit(1)).scalars())
+                return list(conn.execute(sa.select(runs.c.id).where(_users_complete())
+                                         .order_by(runs.c.started.desc(), runs.c.id.desc()).limit(1)).scalars())
             return list(conn.execute(sa.select(runs.c.id).where(runs.c.id.startswith(_text(run_id),
                                                                                      autoescape=True)))
                         .scalars())
@@ -433,10 +434,45 @@ class Store:
         found = self.matching_runs(run_id)
         if len(found) == 1:
             return found[0]
+        if not found and run_id == "latest":
+            raise self._no_latest(self.newest_run())
         if not found:
             raise SslperfError(f"No run `{run_id}` in the store {self._safe_url()}.",
                                hint="`sslperf runs list` shows the runs kept.")
         raise SslperfError(f"`{run_id}` matches {len(found)} runs ({', '.join(found[:4])} …); give more of the id.")
+
+    def _no_latest(self, newest: dict | None, lib: str | None = None) -> SslperfError:
+        """Why nothing counts as `latest` (or as `lib`'s latest run)."""
+        if newest is None:
+            if lib:
+                return SslperfError(f"No run in the store has measured `{lib}`.",
+                                    hint=f"Measure it first: `sslperf speed --lib {lib}` (or import its "
+                                    "`openssl speed` output with `sslperf import`).")
+            return SslperfError(f"No run `latest` in the store {self._safe_url()}: it holds no run yet.",
+                                hint="Measure one with `sslperf speed --quick`.")
+        why = {"running": "still running (or its process was killed)", "incomplete": "left incomplete"}.get(
+            newest["state"], newest["state"])
+        if newest["source"] in INTERNAL_SOURCES:
+            why = f"made by `{newest['source']}` for its own use"
+        if lib:
+            lead = (f"No complete run of yours has measured `{lib}`: a library's run is its newest complete run "
+                    "that you made yourself (speed, api, tls or an import). The newest run with it,")
+        else:
+            lead = ("No run counts as `latest`: that is the newest complete run you made yourself (speed, api, tls "
+                    "or an import), and none of the runs kept is one. The newest,")
+        return SslperfError(f"{lead} {newest['id']}, was {why} (started {newest['started']}).",
+                            hint=f"Give its id to use it anyway (e.g. `sslperf runs show {newest['id']}`), or "
+                            "measure again; `sslperf runs list` shows every run and its state.")
+
+    def newest_run(self, lib_name: str | None = None) -> dict | None:
+        """The newest run of any kind (with `lib_name`, if given): id, source, state, started."""
+        query = sa.select(runs)
+        if lib_name is not None:
+            query = query.join(run_libs, run_libs.c.run_id == runs.c.id).where(run_libs.c.name == _text(lib_name))
+        with self._read("look up runs") as conn:
+            row = conn.execute(query.order_by(runs.c.started.desc(), runs.c.id.desc()).limit(1)).mappings().first()
+        return None if row is None else {"id": row["id"], "source": row["source"], "state": _state(row),
+                                         "started": row["started"]}
 
     def load(self, run_id: str) -> Run:
         full = self.resolve(run_id)
@@ -453,17 +489,72 @@ class Store:
         run.measurements = [_measurement_from_row(r) for r in rows]
         return run
 
+    def stored_cases(self) -> list[str]:
+        """The ids of every case some run measured, sorted."""
+        with self._read("read the cases measured") as conn:
+            return sorted(conn.execute(sa.select(measurements.c.case_id).where(measurements.c.status == "ok")
+                                       .distinct()).scalars())
+
+    def results(self, case_ids: list[str] | None = None, hosts: list[str] | None = None) -> list[StoredResult]:
+        """Every measured (status ok) result of `case_ids` (all cases when None)
+        across the stored runs, on `hosts` (all when None), oldest run first:
+        the history and hosts views read these."""
+        query = (sa.select(measurements, runs.c.started, runs.c.host, runs.c.source, runs.c.state, runs.c.complete,
+                           runs.c.environment, runs.c.settings, run_libs.c.flavor, run_libs.c.version, run_libs.c.variant)
+                 .join(runs, runs.c.id == measurements.c.run_id)
+                 .join(run_libs, (run_libs.c.run_id == measurements.c.run_id) & (run_libs.c.name == measurements.c.lib))
+                 .where(measurements.c.status == "ok").order_by(runs.c.started, measurements.c.id))
+        if case_ids is not None:
+            query = query.where(measurements.c.case_id.in_([_text(c) for c in case_ids]))
+        if hosts is not None:
+            query = query.where(runs.c.host.in_([_text(h) for h in hosts]))
+        with self._read("read results across runs") as conn:
+            rows = conn.execute(query).mappings().all()
+        return [StoredResult(r["run_id"], r["started"], r["host"] or "", r["source"], _state(r),
+                             r["environment"] or {}, r["flavor"] or "", r["version"] or "", r["variant"] or "",
+                             _measurement_from_row(r), r["settings"] or {}) for r in rows]
+
     def latest_run_with(self, lib_name: str) -> str | None:
-        """The newest run that measured or imported `lib_name`."""
+        """The newest complete run the user made (as `latest`) that measured or imported `lib_name`."""
         with self._read("look up runs") as conn:
             return conn.execute(
                 sa.select(runs.c.id).join(run_libs, run_libs.c.run_id == runs.c.id)
-                .where(run_libs.c.name == _text(lib_name)).order_by(runs.c.started.desc(), runs.c.id.desc())
-                .limit(1)
+                .where((run_libs.c.name == _text(lib_name)) & _users_complete())
+                .order_by(runs.c.started.desc(), runs.c.id.desc()).limit(1)
             ).scalar()
+
+    def no_latest_with(self, lib_name: str) -> SslperfError:
+        """The error for a library with no run `latest_run_with` would pick, naming the runs that exist."""
+        return self._no_latest(self.newest_run(lib_name), lib_name)
+
+
+# Runs a verb makes for its own purposes, not results the user asked for: never `latest`.
+INTERNAL_SOURCES = ("sslperf recommend", "sslperf noise", "sslperf bisect")
+
+
+def _users_complete():
+    """The runs `latest` may name (LATEST); runs from before states count by their `complete` flag."""
+    return runs.c.source.notin_(INTERNAL_SOURCES) & sa.or_(
+        runs.c.state == "complete", runs.c.state.is_(None) & (runs.c.complete == sa.true()))
 
 
 # ---- rows ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One stored measurement with the facts of its run and library."""
+    run_id: str
+    started: str
+    host: str
+    source: str
+    state: str
+    environment: dict
+    flavor: str
+    version: str
+    variant: str
+    measurement: Measurement
+    settings: dict = field(default_factory=dict)
+
 
 def _text(value):
     """A string as the text columns keep it: NUL (which PostgreSQL refuses) as ␀."""

@@ -29,7 +29,8 @@ err_console = make_console(stderr=True)
 EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 (usage) or 2 (input)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             invoke_without_command=True)
 @click.version_option(sslperf.__version__, prog_name="sslperf")
 @click.option("--db", envvar="SSLPERF_DB", metavar="URL",
               help="Results store: sqlite:///path or postgresql://user@host/db "
@@ -39,8 +40,14 @@ def cli(ctx: click.Context, db: str | None) -> None:
     """sslperf: a performance lab for OpenSSL-family crypto and TLS libraries.
 
     Build and cache OpenSSL 1.1.1 … 4.x, BoringSSL and AWS-LC in named
-    variants, compare their footprints, and (as the verbs land) measure and
-    explain them.
+    variants, compare their footprints, measure them side by side (primitives,
+    API patterns, TLS), keep every run, compare and report them, and explain
+    the differences.
+
+    `latest` (runs show, runs export, report, compare) is the newest complete
+    run you made yourself (speed, api, tls or an import): not one that was
+    interrupted or crashed, nor one another verb made for itself (recommend,
+    noise, bisect). A run id always works.
 
     Exit codes: 0 success, 1 usage error, 2 bad input or environment,
     3 a build failed, 4 a regression (compare --fail-above), 70 a bug in
@@ -48,6 +55,9 @@ def cli(ctx: click.Context, db: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
+    if ctx.invoked_subcommand is None:      # bare `sslperf`: the help, which is not an error
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 cli.add_command(libs)
@@ -76,14 +86,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(1)
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        err_console.print("interrupted.")
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        err_console.print(interrupted_message(exc), soft_wrap=True)
         sys.exit(130)
     except OSError as exc:              # a path the user gave that cannot be read or written
         where = f" {exc.filename}" if exc.filename else ""
         print_error(SslperfError(f"Cannot use{where}: {exc.strerror or exc}.",
-                                 hint="Check the path and its permissions (a directory that exists and that you "
-                                 "can write to for --out)."))
+                                 hint="Check the path and its permissions: a file or directory that exists and "
+                                 "that this user can read, or write to for an output."))
         sys.exit(2)
     except Exception:                   # a bug in sslperf: say so, with the traceback to report
         import traceback
@@ -93,6 +103,25 @@ def main(argv: list[str] | None = None) -> None:
                           f"report it with the traceback above. (exit code {EXIT_BUG})")
         sys.exit(EXIT_BUG)
     sys.exit(0)
+
+
+def interrupted_message(exc: BaseException) -> str:
+    """What Ctrl-C leaves: the run it stopped (if one was being measured), how
+    many cases it kept, and how to see them."""
+    from sslperf.measure.session import interrupted_run
+
+    run, stored = interrupted_run(exc)
+    if run is None:
+        return "interrupted."
+    cases = len({m.case for m in run.measurements})
+    kept = f"{cases} case{'' if cases == 1 else 's'}"
+    if not stored:
+        return (f"interrupted: run {run.id} had measured {kept}; it was not stored (--no-store or the store "
+                "refused it), so nothing of it is kept.")
+    if not cases:
+        return f"interrupted: run {run.id} is kept in the store with no case measured yet."
+    return (f"interrupted: run {run.id} is kept in the store with {kept} measured (each with the samples taken "
+            f"so far); see them with `sslperf runs show {run.id}`.")
 
 
 def print_error(exc: SslperfError) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import click
 
 from sslperf.measure import suites
-from sslperf.cli.common import (METRIC_HELP, find_libs, make_console, measure, placement_options, run_across_threads,
-                                settings, show, thread_options)
+from sslperf.cli.common import (METRIC_HELP, find_libs, make_console, measure, placement_options, provider_options,
+                                run_across_threads, settings, show, thread_options, with_providers)
 from sslperf.measure.session import certificates
 
 console = make_console()
@@ -23,11 +23,12 @@ console = make_console()
               help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@provider_options
 @thread_options(("own", "libctx"), "own", "the chosen cases (choose a few with --filter)")
 @placement_options
 @click.pass_context
-def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, thread_list, thread_seconds,
-        thread_mode, cpu, no_pin, fixed_layout, processes) -> None:
+def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, providers, fips_modules, thread_list,
+        thread_seconds, thread_mode, cpu, no_pin, fixed_layout, processes) -> None:
     """µs per call of the same work done different ways: implicit vs explicit
     fetch, reused contexts and key schedules, HMAC context duplication, the
     cost of a fetch and of SSL_CTX_new, CA file vs hashed directory, PEM
@@ -40,7 +41,7 @@ def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, t
       sslperf api --filter api/fetch/sha256 --threads 1,2 --thread-mode libctx --lib openssl-3.6
     """
     cases = suites.select(suites.api_cases(), patterns)
-    libs = find_libs(lib_names)
+    libs = with_providers(find_libs(lib_names), providers, fips_modules)
     if thread_list:
         return show(run_across_threads(ctx, libs, cases, thread_list, thread_seconds, thread_mode, "sslperf api",
                                        no_store), as_json, console, "wall")

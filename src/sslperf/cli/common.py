@@ -10,12 +10,30 @@ import click
 from sslperf.errors import SslperfError
 
 
+WIDE = 10_000      # columns when output is not a terminal: tables take the width their content needs
+
+
 def make_console(stderr: bool = False):
     """The verbs' console: no syntax highlighting and no emoji codes, so user
-    text such as `root:x:0:0` prints as it is; long lines are not cut."""
+    text such as `root:x:0:0` prints as it is; long lines are not cut. When
+    the output is not a terminal (a pipe, a file, a CI log) tables are as
+    wide as their content instead of being cut to 80 columns; COLUMNS, when
+    set, still decides the width."""
+    import os
+
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    if not console.is_terminal and not (os.environ.get("COLUMNS") or "").strip().isdigit():
+        console.width = WIDE
+    return console
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 library`, `2 libraries`, `34 cases`."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count:,} {many or (word[:-1] + 'ies' if word.endswith('y') else word + 's')}"
 
 
 def open_store(ctx: click.Context):
@@ -39,10 +57,18 @@ def measure(ctx: click.Context, libs, cases, settings, source: str, extra_settin
 
 
 def find_libs(names: tuple[str, ...]):
-    """The libraries named (default: the system one), each once."""
-    from sslperf.libs import installed
+    """The libraries named (default: the system one), each once. A name may
+    carry the provider its column runs under: `openssl-3.6:fips` (its own
+    FIPS module) or `openssl-3.6:fips=openssl-3.0.8+fips` (another build's)."""
+    from sslperf.libs import fips, installed
 
-    libs = [installed.find(name) for name in (names or ("system",))]
+    libs = []
+    for name in names or ("system",):
+        base, _, provider = name.partition(":")
+        if provider.split("=")[0] == "fips":
+            libs.append(fips.from_spec(installed.find(base), provider, installed.find))
+        else:
+            libs.append(installed.find(name))
     if len({lib.name for lib in libs}) != len(libs):
         raise SslperfError("The same library is named twice; name each library once.")
     return libs
@@ -55,6 +81,32 @@ def show(run, as_json: bool, console, metric: str = "wall") -> None:
     from sslperf.report.terminal import print_run
 
     print_run(run, console, metric)
+
+
+def provider_options(command):
+    """--provider / --fips-module: which provider serves each library's algorithms."""
+    command = click.option("--fips-module", "fips_modules", multiple=True, metavar="LIB",
+                           help="With --provider fips: load the FIPS module of this +fips build (repeatable), e.g. "
+                                "the validated openssl-3.1.2+fips module inside an OpenSSL 3.6 library; default: "
+                                "each library's own module.")(command)
+    command = click.option("--provider", "providers", multiple=True, type=click.Choice(["default", "fips"]),
+                           help="Measure under this provider (repeatable: each library once per provider). fips: "
+                                "only the FIPS module (self-tested as it loads) and fips=yes; a case it does not "
+                                "offer is n/a.")(command)
+    return command
+
+
+def with_providers(libs, providers: tuple[str, ...], fips_modules: tuple[str, ...]):
+    """The libraries as the run's columns: each under each provider asked for."""
+    if not providers and not fips_modules:
+        return libs
+    from sslperf.libs import fips, installed
+
+    providers = providers or ("fips",)
+    if fips_modules and "fips" not in providers:
+        raise SslperfError("--fips-module applies to --provider fips, which was not asked for.",
+                           hint="Add --provider fips (and --provider default to compare with the default provider).")
+    return fips.provider_views(libs, providers, [installed.find(name) for name in fips_modules])
 
 
 def list_cases(cases) -> None:
@@ -105,31 +157,92 @@ def output_file(ctx, param, value):
     """Click callback for --out FILE: its directory is made if missing, and
     must be writable — checked before any work, so a long run is never lost
     to a bad output path."""
-    if value is not None:
-        _writable_dir(value.parent, f"--out {value}")
-        if value.is_dir():
-            raise SslperfError(f"--out {value} is a directory; give a file name.")
+    import os
+    import stat
+
+    if value is None:
+        return value
+    what = f"{param.opts[0] if param is not None and param.opts else '--out'} {value}"
+    try:
+        mode = value.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise SslperfError(f"Cannot use {what}: it is a directory; give a file name.", hint=NOTHING_DONE)
+    if mode is not None and not stat.S_ISREG(mode):      # /dev/null, a pipe: writable or not, nothing to make
+        if not os.access(value, os.W_OK):
+            raise SslperfError(f"Cannot use {what}: it cannot be written by this user.", hint=NOTHING_DONE)
+        return value
+    _writable_dir(value.parent, what)
+    if mode is not None and not os.access(value, os.W_OK):
+        raise SslperfError(f"Cannot use {what}: the file exists and cannot be written by this user.",
+                           hint=NOTHING_DONE)
     return value
 
 
 def output_dir(ctx, param, value):
     """Click callback for --out DIR: made if missing, and writable."""
     if value is not None:
-        _writable_dir(value, f"--out {value}")
+        _writable_dir(value, f"{param.opts[0] if param is not None and param.opts else '--out'} {value}")
     return value
 
 
+NOTHING_DONE = "Choose a place you can write to; this was checked before any work, so nothing was done yet."
+
+
 def _writable_dir(path, what: str) -> None:
-    import os
+    """`path` made if missing, then really written to (a probe file, removed
+    at once): permissions, read-only mounts and pseudo-filesystems such as
+    /proc all show up here rather than after a long run."""
+    import tempfile
 
     try:
         path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise SslperfError(f"Cannot use {what}: {_nearest_file(path)} is a file, so no directory can be made "
+                           "under it.", hint=NOTHING_DONE) from None
     except OSError as exc:
-        raise SslperfError(f"Cannot use {what}: cannot make the directory {path} ({exc.strerror or exc}).",
-                           hint="Choose a place you can write to; nothing was measured.") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise SslperfError(f"Cannot use {what}: the directory {path} is not writable.",
-                           hint="Choose a place you can write to; nothing was measured.")
+        raise SslperfError(f"Cannot use {what}: cannot make the directory {path} ({_why(exc, path)}).",
+                           hint=NOTHING_DONE) from None
+    try:
+        with tempfile.TemporaryFile(dir=path, prefix=".sslperf-probe-"):
+            pass
+    except OSError as exc:
+        raise SslperfError(f"Cannot use {what}: the directory {path} cannot be written ({_why(exc, path)}).",
+                           hint=NOTHING_DONE) from None
+
+
+def _nearest_file(path):
+    """The first part of `path` that exists and is not a directory (the reason no directory can be made)."""
+    for parent in [path, *path.parents]:
+        if parent.exists():
+            return parent
+    return path
+
+
+def _why(exc: OSError, path) -> str:
+    import errno
+
+    if exc.errno == errno.ENOTDIR:
+        return f"{_nearest_file(path)} is a file, not a directory"
+    if exc.errno == errno.EROFS:
+        return "a read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ENOENT and str(path).startswith(("/proc", "/sys")):
+        return "a kernel pseudo-filesystem, which holds no files of yours"
+    return exc.strerror or str(exc)
+
+
+def write_output(path, text: str, what: str, kept: str | None = None) -> None:
+    """Write `text` to a user's output file; a failure (the disk filled, the
+    directory went away since it was checked) is one paragraph that says
+    what is kept and where."""
+    try:
+        path.write_text(text)
+    except OSError as exc:
+        raise SslperfError(f"Cannot write {what} to {path}: {_why(exc, path)}.",
+                           hint=kept or "Choose another place with --out.") from None
 
 
 THREAD_MODE_HELP = ("With --threads: own — each thread prepares the case itself (its own keys and contexts; for "

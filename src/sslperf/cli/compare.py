@@ -7,10 +7,13 @@ import sys
 
 import click
 
+from rich.markup import escape
+
 from sslperf.cli.common import make_console, open_store
 from sslperf.errors import SslperfError
 
 console = make_console()
+err_console = make_console(stderr=True)
 EXIT_REGRESSION = 4
 
 
@@ -39,6 +42,12 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
     unique prefix, or `latest`), or RUN:LIB for one library of a run. A run
     with several libraries gives a column for each.
     \b
+    A library's run, like `latest`, is the newest complete run you made
+    yourself (speed, api, tls or an import): never one that was interrupted
+    or crashed, nor one recommend, noise or bisect made for their own use.
+    Give a run id to use any other. The run picked for each column is
+    printed first.
+    \b
     Examples:
       sslperf compare openssl-1.1.1w openssl-3.0 openssl-3.6
       sslperf compare 20261121-2026 latest --fail-above 5
@@ -63,10 +72,8 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
             console.print(f"[yellow]warning:[/] --threshold {threshold:g}% is below this machine's measured noise "
                           f"floor for {', '.join(below)}: changes that small are indistinguishable from noise here, "
                           "so the floor is used instead.")
-        for column in columns:
-            run = runs[column.run_id]
-            console.print(f"[dim]{column.label}: run {run.id} (started {run.started}"
-                          f"{'' if run.complete else ', incomplete'})[/dim]")
+    for line in picked_lines(columns, runs):       # which run each column is: on stderr when stdout is data
+        (console if fmt == "table" else err_console).print(f"[dim]{escape(line)}[/dim]", soft_wrap=True)
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=1))
     elif fmt == "md":
@@ -83,6 +90,31 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
                           f"(p={change.p:.3f})", soft_wrap=True)
         if regressions:
             sys.exit(EXIT_REGRESSION)
+
+
+def picked_lines(columns, runs) -> list[str]:
+    """One line per column: the run it comes from, who made it and when, and how it was chosen."""
+    lines = []
+    for column in columns:
+        run = runs[column.run_id]
+        source = run.settings.get("source") or "?"
+        state = "" if run.state in ("complete", None) else f", {run.state}"
+        how = run.settings.get("picked_as")
+        lines.append(f"{column.label}: run {run.id} ({source}, {_when(run.started)}{state})"
+                     + (f" — {how}" if how and how != "given" else ""))
+    return lines
+
+
+def _when(started: str | None) -> str:
+    """`2026-11-22T21:44:05+00:00` → `2026-11-22 21:44 UTC`."""
+    import datetime as dt
+
+    try:
+        moment = dt.datetime.fromisoformat(started or "")
+    except ValueError:
+        return started or "?"
+    zone = "" if moment.tzinfo is None else (" UTC" if moment.utcoffset() == dt.timedelta(0) else moment.strftime(" %z"))
+    return moment.strftime("%Y-%m-%d %H:%M") + zone
 
 
 def _explain(result, top: int) -> None:
@@ -131,7 +163,7 @@ def _columns(store, items):
     from sslperf.compare import Column
     from sslperf.libs import installed
 
-    columns, runs = [], {}
+    columns, runs, picked = [], {}, {}
     for item in items:
         run_part, _, lib_part = item.partition(":")
         run_id = _as_run(store, run_part)
@@ -145,12 +177,13 @@ def _columns(store, items):
                     pass
                 run_id = store.latest_run_with(name)
             if run_id is None:
-                raise SslperfError(f"No run in the store has measured `{item}`.",
-                                   hint=f"Measure it first: `sslperf speed --lib {item}` (or import its "
-                                   "`openssl speed` output with `sslperf import`).")
+                raise store.no_latest_with(name)
             names = [name]
+            picked[run_id] = picked.get(run_id) or f"the newest complete run of yours with {name}"
         else:
             names = None
+            picked[run_id] = picked.get(run_id) or ("`latest`: the newest complete run of yours"
+                                                    if run_part == "latest" else "given")
         run = runs.get(run_id) or store.load(run_id)
         runs[run_id] = run
         if names is None:
@@ -164,11 +197,15 @@ def _columns(store, items):
     labels = [c.lib for c in columns]
     if len(set(labels)) != len(labels):   # the same lib from two runs: tell them apart
         columns = [Column(f"{c.lib}@{c.run_id}", c.run_id, c.lib) for c in columns]
+    for run_id, how in picked.items():
+        runs[run_id].settings = {**runs[run_id].settings, "picked_as": how}
     return columns, runs
 
 
 def _as_run(store, text: str) -> str | None:
     """The run `text` names, None when it names none (then it is a library)."""
+    if text == "latest":
+        return store.resolve(text)     # no run counts as latest: say why, rather than look for a library "latest"
     if not text or not store.matching_runs(text):
         return None
     return store.resolve(text)     # an ambiguous prefix is an error, not a library name

@@ -18,16 +18,19 @@ FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-jso
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--lib-name", help="Name for the library the output came from (default: from its version line).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Force the format instead of detecting it.")
+@click.option("--host", metavar="NAME",
+              help="The machine the output came from, as the store names hosts (for `report --hosts` and "
+                   "`--history`); default: none recorded.")
 @click.option("--show", is_flag=True, help="Print the imported tables.")
 @click.pass_context
-def import_cmd(ctx, files, lib_name, fmt, show) -> None:
+def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
     """Import `openssl speed` (tables or -mr; OpenSSL 1.1.1 … 4.x, LibreSSL) or
     `bssl speed` (text or -json; BoringSSL, AWS-LC) output as a run.
 
     \b
     Examples:
       openssl speed -seconds 1 rsa2048 ecdsap256 > speed.txt; sslperf import speed.txt
-      bssl speed -json > bssl.json; sslperf import bssl.json --lib-name boringssl-prod
+      bssl speed -json > bssl.json; sslperf import bssl.json --lib-name boringssl-prod --host c7g-large
       sslperf import - < pasted.txt
     """
     from sslperf import importers
@@ -43,6 +46,8 @@ def import_cmd(ctx, files, lib_name, fmt, show) -> None:
                 exc.message = f"{name}: {exc.message}"
             raise
     for name, run in parsed:
+        if host:
+            run.environment = {**run.environment, "host": host}
         store.save(run, run.settings.get("source", "import"))
         ok = sum(1 for m in run.measurements if m.status == "ok")
         console.print(f"imported {name} ({run.settings.get('format')}): {ok} results for "

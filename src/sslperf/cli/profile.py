@@ -54,8 +54,9 @@ def profile(case_id, lib_name, vs_name, tool, seconds, iterations, top, out, as_
     case = suites.parse_case(case_id)
     libs = find_libs((lib_name, vs_name) if vs_name else (lib_name,))
     chosen, why = record.choose_tool(tool)
-    out = out or Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-{case.id.replace('/', '_')}"
-    out.mkdir(parents=True, exist_ok=True)
+    if out is None:         # the default place is checked like one given (an unwritable working directory)
+        out = output_dir(None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-"
+                                                               f"{case.id.replace('/', '_')}")
     progress.print(f"profiling with {chosen}: {why}")
     needs_certs = case.family in ("tls", "api")
     profiles = []

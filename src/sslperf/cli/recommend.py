@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from sslperf.cli.common import find_libs, make_console, measure, open_store, output_file
+from sslperf.cli.common import find_libs, make_console, measure, open_store, output_file, write_output
 from sslperf.measure.session import certificates
 from sslperf.errors import SslperfError
 from sslperf.recommend import decide, evidence
@@ -34,8 +34,15 @@ err_console = make_console(stderr=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Write the snippet here too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the advice and its figures as JSON.")
 @click.option("--no-store", is_flag=True, help="Do not keep what is measured in the results store.")
+@click.option("--fips", is_flag=True,
+              help="A server that must run the FIPS provider: measure and advise through the FIPS module only, "
+                   "and say what that costs (e.g. no ChaCha20-Poly1305 for clients without AES instructions).")
+@click.option("--fips-module", metavar="LIB",
+              help="With --fips: the +fips build whose module to load (default: the library's own), e.g. "
+                   "openssl-3.1.2+fips inside an OpenSSL 3.6.")
 @click.pass_context
-def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, as_json, no_store) -> None:
+def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, as_json, no_store, fips,
+              fips_module) -> None:
     """Turn measured costs into TLS server settings: the AEAD order (AES-GCM
     or ChaCha20 first, from the measured ratio with and without AES
     instructions), key exchange groups by measured cost, the certificate
@@ -49,9 +56,18 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, a
       sslperf recommend --lib openssl-3.6 --format nginx
       sslperf recommend --clients mobile --format openssl-cnf --out tls.cnf
       sslperf recommend --lib boringssl --compat --format nginx
+      sslperf recommend --lib openssl-3.6 --fips --fips-module openssl-3.1.2+fips --format nginx
     """
     floor = int(min_security)
     (lib,) = find_libs((lib_name,))
+    default_lib = lib
+    if fips_module and not fips:
+        raise SslperfError("--fips-module applies to --fips, which was not given.", hint="Add --fips.")
+    if fips:
+        from sslperf.libs import fips as fips_modules
+        from sslperf.libs import installed
+
+        lib = fips_modules.with_module(lib, installed.find(fips_module) if fips_module else lib)
     refuse_unreadable(lib.name, lib.flavor, fmt)      # before measuring anything
     runs = [open_store(ctx).load(run_id) for run_id in run_ids]
     with _progress() as bar:
@@ -60,13 +76,16 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, a
         def report(what: str, done: int, total: int) -> None:
             bar.update(task, description=escape(what), completed=done, total=total)
 
-        def measure_now(cases, settings, with_certificates: bool):
-            with certificates(lib) if with_certificates else contextlib.nullcontext() as workdir:
-                env = {"SSLPERF_CERT_DIR": str(workdir)} if workdir else None
-                return measure(ctx, [lib], cases, settings, "sslperf recommend", {"suite": "recommend"}, env,
-                               no_store, report)
+        def measure_on(target):
+            def measure_now(cases, settings, with_certificates: bool):
+                with certificates(target) if with_certificates else contextlib.nullcontext() as workdir:
+                    env = {"SSLPERF_CERT_DIR": str(workdir)} if workdir else None
+                    return measure(ctx, [target], cases, settings, "sslperf recommend", {"suite": "recommend"}, env,
+                                   no_store, report)
+            return measure_now
 
-        figures = evidence.gather(lib, floor, runs, measure_now, no_store)
+        figures = evidence.gather(lib, floor, runs, measure_on(lib), no_store)
+        fips_cost = evidence.masked_aeads(default_lib, measure_on(default_lib)) if fips else None
     checker = LibraryCheck(lib)
     try:
         result = decide.decide(figures, lib.name, lib.flavor, lib.version_string or lib.version, clients, floor,
@@ -74,10 +93,18 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, a
     except ValueError as exc:
         raise SslperfError(f"sslperf cannot recommend settings for {lib.name}: {exc}.",
                            hint="Check `sslperf speed --quick --lib ...` runs on this library.") from None
+    if fips:
+        from sslperf.recommend.fips import cost_point
+
+        result.points.insert(0, cost_point(lib.name, figures, fips_cost))
     checker.verify(result)
     snippet = render(result, fmt)
     if out:
-        out.write_text(snippet)
+        try:
+            write_output(out, snippet, "the snippet", "The snippet is printed below instead.")
+        except SslperfError:
+            click.echo(snippet, nl=False)
+            raise
     if as_json:
         click.echo(json.dumps(as_dict(result, figures), indent=1))
         return

@@ -1,4 +1,5 @@
-"""`sslperf report`: pictures and one HTML page."""
+"""`sslperf report`: interactive HTML pages (a run, a case's history across
+runs, a library across hosts) and PNG/SVG figures for export."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import click
 
 from sslperf.cli.common import make_console, open_store, output_dir
+from sslperf.errors import SslperfError
 
 console = make_console()
 
@@ -15,30 +17,115 @@ console = make_console()
 @click.argument("run_ids", nargs=-1)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sslperf-report"),
               callback=output_dir,
-              show_default=True, help="Directory for the figures and report.html.")
+              show_default=True, help="Directory for the pages and figures.")
 @click.option("--format", "formats", type=click.Choice(["png", "svg", "html"]), multiple=True,
-              help="What to write (repeatable; default: all three).")
-@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
+              help="What to write for the runs (repeatable; default: all three).")
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
+              help="The metric of the tables, rankings and exported figures (the page switches its charts itself).")
+@click.option("--baseline", metavar="LIB", help="The library the relative views start from (default: the first).")
+@click.option("--history", "history", multiple=True, metavar="CASE",
+              help="Write history.html: these cases (ids, globs or substrings; repeatable) across every stored "
+                   "run, by library version and by date, significant changes marked.")
+@click.option("--hosts", "hosts_view", is_flag=True,
+              help="Write hosts.html: each library measured on several hosts (a shared --db), host by host.")
+@click.option("--host", "host_names", multiple=True, metavar="NAME",
+              help="Only runs of this host, for --history and --hosts (repeatable; default: all hosts).")
+@click.option("--case", "case_patterns", multiple=True, metavar="PATTERN",
+              help="Only these cases in --hosts (repeatable; default: all).")
+@click.option("--lib", "lib_names", multiple=True, metavar="LIB",
+              help="Only these libraries in --hosts, as FLAVOR-VERSION or a run's name (repeatable).")
 @click.pass_context
-def report(ctx, run_ids, out, formats, metric) -> None:
-    """Write PNG/SVG figures and a self-contained HTML report of runs
-    (ids, unique prefixes or `latest`; several runs are merged).
+def report(ctx, run_ids, out, formats, metric, baseline, history, hosts_view, host_names, case_patterns,
+           lib_names) -> None:
+    """Write the report of runs (ids, unique prefixes or `latest`; several
+    runs are merged): report.html, interactive and self-contained (it loads
+    nothing from the network), and PNG/SVG figures for slides. With
+    --history or --hosts, write the views across stored runs instead (add run
+    ids to write both).
 
     \b
-    Example:
+    Examples:
       sslperf speed --quick --lib openssl-1.1.1w --lib openssl-3.6 && sslperf report latest --out report/
+      sslperf report --history sig/ecdsa-p256/sign --history 'cipher/aes-128-gcm/encrypt/*' --out report/
+      sslperf --db postgresql://perf@db/sslperf report --hosts --lib openssl-3.6.3 --out fleet/
     """
+    store = open_store(ctx)
+    wrote = []
+    if run_ids or not (history or hosts_view):
+        wrote += _run_report(store, run_ids or ("latest",), out, formats, metric, baseline)
+    if history:
+        wrote.append(_history(store, history, host_names, out))
+    if hosts_view:
+        wrote.append(_hosts(store, case_patterns, host_names, lib_names, out))
+    if any(path.suffix == ".html" for path in wrote):
+        from sslperf.report import page
+
+        page.relink(out)
+    for path in wrote:
+        console.print(f"wrote {path}")
+
+
+def _run_report(store, run_ids, out: Path, formats, metric: str, baseline: str | None) -> list[Path]:
     from sslperf.report import html, plots
     from sslperf.results import merge
 
-    store = open_store(ctx)
-    runs = [store.load(run_id) for run_id in (run_ids or ("latest",))]
+    runs = [store.load(run_id) for run_id in run_ids]
     run = merge(runs)
+    names = [lib.name for lib in run.libs]
+    if baseline and baseline not in names:
+        raise SslperfError(f"--baseline {baseline} is not a library of the report ({', '.join(names)}).",
+                           hint="Give one of the libraries listed, as the report names them.")
     wanted = set(formats or ("png", "svg", "html"))
-    image_formats = tuple(f for f in ("png", "svg") if f in wanted) or (("svg",) if "html" in wanted else ())
+    image_formats = tuple(f for f in ("png", "svg") if f in wanted)
     figures = plots.all_figures(run, out, image_formats, metric) if image_formats else []
-    for figure in figures:
-        for path in figure.files:
-            console.print(f"wrote {path}")
+    written = [path for figure in figures for path in figure.files]
     if "html" in wanted:
-        console.print(f"wrote {html.write(run, figures, out, metric)}")
+        written.append(html.write(run, figures, out, metric, _floors(store, run.environment.get("host")), baseline))
+    elif not written:
+        measured = sum(1 for m in run.measurements if m.status == "ok")
+        raise SslperfError(
+            f"Nothing to draw for run {run.id}: it holds {measured} measured result"
+            f"{'' if measured == 1 else 's'}, and the {'/'.join(sorted(wanted)).upper()} figures need sizes, "
+            "signatures, key exchanges or handshakes measured on at least one library.",
+            hint="Add --format html for the page with every result, or report a run with those cases.")
+    return written
+
+
+def _floors(store, host: str | None) -> dict:
+    """The noise floors measured on `host` (none for several hosts or an unknown one)."""
+    return {key: f["floor"] for key, f in store.floors(host).items()} if host else {}
+
+
+def _history(store, patterns, host_names, out: Path) -> Path:
+    from sslperf.measure.suites import select_ids
+    from sslperf.report import history, page
+
+    stored = store.stored_cases()
+    if not stored:
+        raise SslperfError("The store holds no measured results yet, so there is no history to draw.",
+                           hint="Measure first (e.g. `sslperf speed --quick`), or give --db for another store.")
+    results = store.results(select_ids(stored, tuple(patterns)), list(host_names) or None)
+    if not results:
+        raise SslperfError(f"No stored run of host {', '.join(host_names)} measured {' or '.join(patterns)}.",
+                           hint="`sslperf runs list` shows the runs and their hosts; leave out --host for all.")
+    hosts = sorted({r.host for r in results})
+    charts = history.history_charts(results, _floors(store, hosts[0] if len(hosts) == 1 else None))
+    return page.write(out, "history.html",
+                      history.render(charts, out, tuple(patterns), hosts, len({r.run_id for r in results})))
+
+
+def _hosts(store, case_patterns, host_names, lib_names, out: Path) -> Path:
+    from sslperf.measure.suites import select_ids
+    from sslperf.report import hosts, page
+
+    stored = store.stored_cases()
+    results = store.results(select_ids(stored, tuple(case_patterns)) if stored else [], list(host_names) or None)
+    charts = hosts.hosts_charts(results, tuple(lib_names))
+    found = sorted({r.host for r in results})
+    if not charts:
+        raise SslperfError(
+            f"No library{' of ' + ', '.join(lib_names) if lib_names else ''} was measured on two hosts or more in "
+            f"this store (hosts in it: {', '.join(found) or 'none'}).",
+            hint="Gather runs from several machines in one store with --db postgresql://… (or SSLPERF_DB); a "
+                 "machine's name in the store is its hostname, or SSLPERF_HOST when set.")
+    return page.write(out, "hosts.html", hosts.render(charts, out, results))

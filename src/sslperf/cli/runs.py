@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.cli.common import make_console, open_store, output_file
+from sslperf.cli.common import make_console, open_store, output_file, write_output
 from sslperf.errors import SslperfError
 
 console = make_console()
@@ -66,7 +66,13 @@ def describe_state(state: str, started: str, now: dt.datetime | None = None) -> 
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @click.pass_context
 def show_cmd(ctx, run_id: str, metric: str) -> None:
-    """The tables of one run (an id, a unique prefix of one, or `latest`)."""
+    """The tables of one run (an id, a unique prefix of one, or `latest`),
+    with its warnings and, for a run that did not complete, its state.
+
+    `latest` is the newest complete run you made yourself (speed, api, tls
+    or an import): not one that was interrupted or crashed, nor one that
+    recommend, noise or bisect made for their own use. A run id always works.
+    """
     from sslperf.report.terminal import print_run
 
     run = open_store(ctx).load(run_id)
@@ -74,8 +80,10 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
         console.print(f"[yellow]this run is {escape(describe_state(run.state, run.started))}: it is still going, "
                       "or its process was killed[/]")
     elif run.state in ("interrupted", "crashed"):
+        cases = len({m.case for m in run.measurements})
         console.print(f"[yellow]this run is incomplete: it was {run.state} "
-                      f"({'stopped with Ctrl-C' if run.state == 'interrupted' else 'stopped on an error'})[/]")
+                      f"({'stopped with Ctrl-C' if run.state == 'interrupted' else 'stopped on an error'}) with "
+                      f"{cases} case{'' if cases == 1 else 's'} measured; its warnings are at the end[/]")
     elif not run.complete:
         console.print("[yellow]this run is incomplete: it was interrupted or is still going[/]")
     print_run(run, console, metric)
@@ -118,14 +126,16 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
               help="Write here instead of stdout.")
 @click.pass_context
 def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None) -> None:
-    """One run as JSON (every sample), CSV (statistics per result) or Markdown."""
+    """One run as JSON (every sample), CSV (statistics per result) or Markdown
+    (an id, a unique prefix, or `latest`: the newest complete run you made
+    yourself, as for `runs show`)."""
     from sslperf.report import export
 
     run = open_store(ctx).load(run_id)
     text = run.to_json() if fmt == "json" else export.to_csv(run, metric) if fmt == "csv" else \
         export.to_markdown(run, metric)
     if out:
-        out.write_text(text)
+        write_output(out, text, f"run {run.id}")
         console.print(f"wrote {out}")
     else:
         click.echo(text, nl=False)

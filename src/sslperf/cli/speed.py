@@ -12,7 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from sslperf.measure import environment, suites
 from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, make_console, measure, output_file,
-                                placement_options, run_across_threads, thread_options)
+                                placement_options, plural, provider_options, run_across_threads, thread_options,
+                                with_providers, write_output)
 from sslperf.cli.common import settings as make_settings
 
 console = make_console()
@@ -41,12 +42,13 @@ err_console = make_console(stderr=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@provider_options
 @thread_options(("own", "libctx"), "own", "the chosen cases (choose a few with --case or --filter)")
 @placement_options
 @click.pass_context
 def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json,
-          out, list_only, no_store, thread_list, thread_seconds, thread_mode, cpu, no_pin, fixed_layout,
-          processes) -> None:
+          out, list_only, no_store, providers, fips_modules, thread_list, thread_seconds, thread_mode, cpu, no_pin,
+          fixed_layout, processes) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
 
@@ -57,6 +59,7 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
       sslperf speed --quick --lib openssl-3.6 --cpu-mask no-aesni
       sslperf speed --lib openssl-3.0 --filter 'cipher/aes-128-gcm/encrypt/*' --workload both
       sslperf speed --case cipher/aes-128-gcm/encrypt/16384 --threads 1,2 --lib openssl-3.0 --lib openssl-3.6
+      sslperf speed --quick --lib openssl-3.6 --provider default --provider fips --fips-module openssl-3.1.2+fips
     """
     # Imported here: numpy/scipy take half a second, which `sslperf libs` should not pay.
     from sslperf.report.terminal import print_run
@@ -74,11 +77,11 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     plan = suites.DEPTHS[depth]
     settings = make_settings(time_ms or plan.target_ms, samples or plan.samples, cpu, no_pin, processes, cpu_mask,
                              metric, fixed_layout)
-    libs = find_libs(lib_names)
+    libs = with_providers(find_libs(lib_names), providers, fips_modules)
     if thread_list:
         run = run_across_threads(ctx, libs, cases, thread_list, thread_seconds, thread_mode, "sslperf speed", no_store)
         if out:
-            out.write_text(run.to_json())
+            write_output(out, run.to_json(), "the run", _kept(run, no_store))
         return click.echo(run.to_json()) if as_json else print_run(run, console, "wall")
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
@@ -91,14 +94,26 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
                       {"depth": depth, "workload": workload, "metric": metric}, no_store=no_store, progress=report)
     elapsed = time.monotonic() - started
     if out:
-        out.write_text(run.to_json())
+        try:
+            write_output(out, run.to_json(), "the run", _kept(run, no_store))
+        except Exception:
+            if not as_json:           # the figures are not lost with the file: print them first
+                print_run(run, console, metric)
+            raise
     if as_json:
         click.echo(run.to_json())
         return
     print_run(run, console, metric)
-    console.print(f"[dim]{len(cases)} cases × {len(libs)} libraries in {elapsed:.0f} s"
+    console.print(f"[dim]{plural(len(cases), 'case')} × {plural(len(libs), 'library')} in {elapsed:.0f} s"
                   + ("" if no_store else f"; stored as run {run.id}") + (f"; JSON written to {out}" if out else "")
                   + "[/dim]")
+
+
+def _kept(run, no_store: bool) -> str:
+    if no_store:
+        return "The run was not stored (--no-store); run it again with another --out."
+    return (f"The run is kept in the store as run {run.id}: `sslperf runs export {run.id} --out FILE` writes it "
+            "elsewhere.")
 
 
 def _progress(target: Console) -> Progress:

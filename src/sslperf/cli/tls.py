@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from sslperf.cli.common import (METRIC_HELP, counts, find_libs, list_cases, make_console, measure, open_store,
-                                placement_options, settings, show, thread_options)
+                                placement_options, provider_options, settings, show, thread_options, with_providers)
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import suites
@@ -56,11 +56,12 @@ err_console = make_console(stderr=True)
                    "lockstep.")
 @click.option("--connections", default="100,1000", show_default=True,
               help="With --memory: how many connections at once (a comma-separated list).")
+@provider_options
 @placement_options
 @click.pass_context
 def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_json, no_store, list_only, loopback,
         requests, client_kind, curl_spec, server_lib, thread_list, thread_seconds, thread_mode, transfer, memory, connections,
-        cpu, no_pin, fixed_layout, processes) -> None:
+        providers, fips_modules, cpu, no_pin, fixed_layout, processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did in the
@@ -103,7 +104,7 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
         raise SslperfError("--thread-mode shared shares one SSL_CTX between handshakes; bulk transfers run on "
                            "connections of their own.", hint="Use --thread-mode own (or libctx) with --transfer.")
     server = installed.find(server_lib) if server_lib else None
-    libs = find_libs(lib_names)
+    libs = with_providers(find_libs(lib_names), providers, fips_modules)
     with certificates(libs[0]) as workdir:
         store = None if no_store else open_store(ctx)
         if loopback and transfer:

@@ -84,6 +84,14 @@ int json_refusal(const char *type, const char *case_id, const char *reason);
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);
 prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */
+void sp_append_errors(char *text, size_t size);                   /* appends " (first queued error)" */
+
+/* ---- providers (provider.c): --provider fips ---- */
+void sp_provider_setup(void);          /* loads SSLPERF_FIPS_CONFIG, or refuses to run */
+void sp_provider_info(void);           /* ,"provider":{...} in the info reply */
+void sp_provider_explain(prep_result *res);   /* a case the FIPS provider does not serve is n/a */
+int sp_fips_active(void);
+int fetch_mode(int argc, char **argv);
 int parse_size(const char *text, size_t *out);
 void fill_pattern(unsigned char *buf, size_t len, unsigned seed);
 int hex_equal(const unsigned char *bytes, size_t len, const char *hex);

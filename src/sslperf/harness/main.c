@@ -93,6 +93,7 @@ static void emit_info(void)
 #else
     printf("null");
 #endif
+    sp_provider_info();
     printf("}\n");
     fflush(stdout);
 }
@@ -161,6 +162,7 @@ prep_status prepare_into(const char *id, bench_case *c, prep_result *res)
     }
     if (res->status == PREP_OK)
         snprintf(c->id, sizeof(c->id), "%s", id);
+    sp_provider_explain(res);
     return res->status;
 }
 
@@ -415,6 +417,7 @@ static const struct {
     {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},
     {"transfer-client", 7, 7, transfer_client, "transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off"},
     {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
+    {"fetch", 2, 2, fetch_mode, "fetch digest|cipher|mac|signature|keyexch NAME"},
     {"afalg-bench", 0, ANY, afalg_bench, "afalg-bench [--side both|user] [--seconds S] [--sizes N,N,...] [ALG...]"},
 };
 
@@ -427,6 +430,7 @@ int main(int argc, char **argv)
 #else
     OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
 #endif
+    sp_provider_setup();
     int c = argc >= 2 ? sp_find(argv[1], SP_ROWS(COMMANDS)) : -1, args = argc - 2;
     if (c >= 0 && args >= COMMANDS[c].min_args && (COMMANDS[c].max_args == ANY || args <= COMMANDS[c].max_args))
         return COMMANDS[c].fn(args, argv + 2);

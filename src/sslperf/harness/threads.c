@@ -97,6 +97,8 @@ int threads_run(int argc, char **argv)
         return json_refusal("error", id, "usage: threads CASE THREADS(1-256) MS [own|libctx]");
     if (libctx && !SP_OSSL3)
         return json_refusal("na", id, "a library context per thread needs OpenSSL 3.0 or later (OSSL_LIB_CTX)");
+    if (libctx && sp_fips_active())     /* a fresh context would load the default provider, not the FIPS one */
+        return json_refusal("na", id, "a library context per thread would not have the FIPS provider; use own");
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
     int ready = 0, go = 0, started = 0;

@@ -30,26 +30,29 @@ prep_status prep_unknown(prep_result *res, const char *fmt, ...)
     return res->status = PREP_UNKNOWN;
 }
 
+void sp_append_errors(char *text, size_t size)
+{
+    /* Say what the library said: its first queued error, if any, in parentheses. */
+    unsigned long code = ERR_get_error();
+    size_t used = strlen(text);
+    if (code != 0 && used + 4 < size) {
+        memcpy(text + used, " (", 3);
+        ERR_error_string_n(code, text + used + 2, size - used - 3);
+        used = strlen(text);
+        if (used + 1 < size)
+            memcpy(text + used, ")", 2);
+    }
+    ERR_clear_error();
+}
+
 prep_status prep_error(prep_result *res, const char *fmt, ...)
 {
     va_list ap;
-    size_t used;
-    unsigned long code;
 
     va_start(ap, fmt);
     vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
     va_end(ap);
-    /* Say what the library said: its first queued error, if any. */
-    code = ERR_get_error();
-    used = strlen(res->reason);
-    if (code != 0 && used + 4 < sizeof(res->reason)) {
-        memcpy(res->reason + used, " (", 3);
-        ERR_error_string_n(code, res->reason + used + 2, sizeof(res->reason) - used - 3);
-        used = strlen(res->reason);
-        if (used + 1 < sizeof(res->reason))
-            memcpy(res->reason + used, ")", 2);
-    }
-    ERR_clear_error();
+    sp_append_errors(res->reason, sizeof(res->reason));
     return res->status = PREP_ERROR;
 }
 

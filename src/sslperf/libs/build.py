@@ -25,7 +25,7 @@ from typing import IO, Protocol
 import sslperf
 from sslperf import paths
 from sslperf.errors import BuildFailed, BuildInterrupted, SslperfError
-from sslperf.libs import footprint, variants
+from sslperf.libs import fips, footprint, variants
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
 from sslperf.libs.model import Lib, prefix_linkage, version_from_string
 from sslperf.libs.sources import Source
@@ -115,6 +115,35 @@ def home_for(request: BuildRequest, key: str) -> Path:
     return libs_root() / f"{safe}-{key[:12]}"
 
 
+LAST_BUILD_FILE = "last-build.json"
+_last_build: dict | None = None       # the newest build this process ran: {"what", "ended" (epoch seconds)}
+
+
+def record_build(what: str, ended: float | None = None) -> None:
+    """Note that sslperf has just built `what` (a library, curl): its compiler
+    load lingers in the load average for minutes, which a run's noise check
+    must not blame on the user's machine. Kept in this process and, so that
+    `libs build` then `speed` is understood too, in the cache."""
+    global _last_build
+    _last_build = {"what": what, "ended": time.time() if ended is None else ended}
+    try:
+        (paths.cache_dir() / LAST_BUILD_FILE).write_text(json.dumps(_last_build) + "\n")
+    except (OSError, SslperfError):
+        pass                     # only a better warning is lost
+
+
+def last_build() -> dict | None:
+    """The newest build sslperf ran, in this process or (recorded in the cache) another: {"what", "ended"}."""
+    found = [_last_build] if _last_build else []
+    try:
+        recorded = json.loads((paths.cache_dir() / LAST_BUILD_FILE).read_text())
+        if isinstance(recorded, dict) and isinstance(recorded.get("ended"), (int, float)):
+            found.append({"what": str(recorded.get("what") or "a library"), "ended": float(recorded["ended"])})
+    except (OSError, ValueError, SslperfError):
+        pass
+    return max(found, key=lambda b: b["ended"]) if found else None
+
+
 def build(request: BuildRequest, progress: Progress | None = None, force: bool = False) -> BuildOutcome:
     """Build `request` or return the cached build."""
     started = time.monotonic()
@@ -131,6 +160,7 @@ def build(request: BuildRequest, progress: Progress | None = None, force: bool =
     workdir = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="build-"))
     log_path = workdir / "build.log"
     phases: dict[str, float] = {}
+    compiled = False
     try:
         with open(log_path, "w") as log:
             log.write(f"# sslperf {sslperf.__version__} build of {lib_name(request)} from {request.source.origin}\n")
@@ -139,6 +169,7 @@ def build(request: BuildRequest, progress: Progress | None = None, force: bool =
             source_root = request.source.materialize()
             phases["fetch"] = time.monotonic() - mark
             builder = _CMakeBuild if cmake else _OpenSSLBuild
+            compiled = True
             plan = builder(request, source_root, workdir, home / "prefix", log, progress, phases).run()
             staged = workdir / "out"
             staged.mkdir()
@@ -166,6 +197,8 @@ def build(request: BuildRequest, progress: Progress | None = None, force: bool =
         raise
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if compiled:                 # finished, failed or stopped: the compilers ran, the load average shows it
+            record_build(lib_name(request))
 
 
 def _keep_log(log_path: Path, home: Path) -> Path | None:
@@ -227,8 +260,13 @@ class _OpenSSLBuild(_Job):
         chosen = variants.lookup(self.request.variants, "openssl")
         features = variants.known_features(self.src / "Configure")
         plan = variants.plan(chosen, features, self.request.configure_options, self.request.cflags)
-        # Crates lack util/providers.num, so 3.x providers go into libcrypto (no-module).
-        fixed = ["no-shared"] + [f"no-{f}" for f in ("module", "tests") if f in features]
+        fips_module = "fips" in self.request.variants
+        if fips_module:
+            fips.check_source(self.src, self.request.source.version)
+        # Crates 3.2+ lack util/providers.num, so 3.x providers go into libcrypto (no-module); the FIPS
+        # module is a loadable module by definition, so the fips variant keeps modules on.
+        fixed = ["no-shared"] + [f"no-{f}" for f in ("module", "tests") if f in features
+                                 and not (f == "module" and fips_module)]
         configure = [perl, self.src / "Configure", _openssl_target(), f"--prefix={self.final_prefix}",
                      f"--openssldir={self.final_prefix / 'ssl'}", "--libdir=lib", *fixed,
                      *plan.options, *plan.cflags]
@@ -245,6 +283,14 @@ class _OpenSSLBuild(_Job):
 
         self.step("compile", [make, f"-j{self.request.jobs}", target], 3600, total=total, on_line=count)
         self.step("install", [make, "install_sw", f"DESTDIR={self.destdir}"], 900)
+        if fips_module:
+            for argv in fips.install_steps(make, self.destdir):
+                self.step("install", argv, 900)
+            staged = self.destdir / str(self.final_prefix).lstrip("/")
+            argv, _ = fips.self_test(staged)
+            output = self.step("self-test", argv, 300)
+            if not fips.passed(output):
+                self.fail("self-test", output)
         return plan
 
 
@@ -269,7 +315,10 @@ class _CMakeBuild(_Job):
         if level:   # Release's own -O3 would come last and win, so replace it
             settings += [f"-DCMAKE_C_FLAGS_RELEASE={level} -DNDEBUG", f"-DCMAKE_CXX_FLAGS_RELEASE={level} -DNDEBUG"]
         plan.cmake = settings
-        self.step("configure", [cmake, "-G", "Ninja", "-S", self.src, "-B", self.build_dir, *settings], 600)
+        # Go (AWS-LC FIPS) builds its tools from the standard library only: never from the network.
+        offline = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+        self.step("configure", [cmake, "-G", "Ninja", "-S", self.src, "-B", self.build_dir, *settings], 600,
+                  env=offline)
         seen = [0]
 
         def count(line: str) -> None:
@@ -281,12 +330,19 @@ class _CMakeBuild(_Job):
                 self.progress.advance(done - seen[0])
                 seen[0] = done
 
-        self.step("compile", [ninja, "-C", self.build_dir, f"-j{self.request.jobs}"], 3600, on_line=count)
+        self.step("compile", [ninja, "-C", self.build_dir, f"-j{self.request.jobs}"], 3600, on_line=count,
+                  env=offline)
         self.step("install", [cmake, "--install", self.build_dir], 900, env={"DESTDIR": str(self.destdir)})
         return plan
 
 
 def _flavor_settings(flavor: str, src: Path) -> list[str]:
+    if flavor == "aws-lc-fips":
+        # The FIPS module is built as the validated source says: its delocator and hash injector are Go
+        # programs and its generated assembly comes from Perl, so both are needed here.
+        require_tool("go", "to build AWS-LC's FIPS module (its delocate and inject_hash tools)")
+        require_tool("perl", "to build AWS-LC's FIPS module")
+        return ["-DFIPS=1", f"-DBUILD_TOOL={'ON' if (src / 'tool').is_dir() else 'OFF'}"]
     if flavor == "aws-lc":
         # The crate ships pre-generated sources, so neither Go nor Perl is needed.
         return ["-DDISABLE_GO=ON", "-DDISABLE_PERL=ON",
@@ -350,6 +406,7 @@ def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.Co
         "library_version": result.library_version
         or version_from_string(result.version_string, request.source.version),
         "tools": tools,
+        "fips_module": str(fips.MODULE) if (staged_prefix / fips.MODULE).exists() else None,
         "footprint": {**files, "program": {"text": result.text, "data": result.data, "bss": result.bss,
                                           "static": linkage.static}},
     }

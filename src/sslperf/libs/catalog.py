@@ -36,6 +36,8 @@ FLAVORS: dict[str, Flavor] = {
         Flavor("openssl", "OpenSSL", "openssl-src", "openssl", "openssl"),
         Flavor("boringssl", "BoringSSL", "boring-sys", "deps/boringssl", "cmake"),
         Flavor("aws-lc", "AWS-LC", "aws-lc-sys", "aws-lc", "cmake"),
+        # AWS-LC's FIPS module (the validated source, built with -DFIPS=1; needs Go and Perl).
+        Flavor("aws-lc-fips", "AWS-LC FIPS", "aws-lc-fips-sys", "aws-lc", "cmake"),
     )
 }
 # Flavors that can be built from a local directory, tarball or git tag too.

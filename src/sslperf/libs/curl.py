@@ -21,7 +21,7 @@ from pathlib import Path
 from sslperf import paths
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import crates, versions
-from sslperf.libs.build import Progress, SilentProgress, compiler_identity
+from sslperf.libs.build import Progress, SilentProgress, compiler_identity, record_build
 from sslperf.libs.model import Lib, is_bssl
 from sslperf.proc import require_tool, run
 
@@ -73,7 +73,10 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
     log_path = paths.subdir("logs") / f"{home.name}.log"
     try:
         with open(log_path, "w") as log:
-            _configure_and_compile(lib, source, work, log, progress, curl_version)
+            try:
+                _configure_and_compile(lib, source, work, log, progress, curl_version)
+            finally:
+                record_build(f"curl {curl_version} against {lib.name}")
         staged = work / "out"
         (staged / "bin").mkdir(parents=True)
         shutil.copy2(work / "build" / "src" / "curl", staged / "bin" / "curl")

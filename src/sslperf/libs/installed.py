@@ -83,9 +83,15 @@ def find(text: str) -> Lib:
     matching = [lib for lib in candidates if _means(text, lib)]
     if matching:
         return max(matching, key=lambda lib: (versions.sort_key(lib.version), lib.info.get("built_at", "")))
-    have = ", ".join(lib.name for lib in candidates) or "none yet"
+    names = (["system"] if find_system() is not None else []) + [lib.name for lib in candidates]
+    if not names:
+        have = "no library is in hand yet"
+    elif len(names) == 1:
+        have = f"the only library in hand is {names[0]}"
+    else:
+        have = f"libraries in hand: {', '.join(names)}"
     raise UnknownLibrary(
-        f"No built or registered library is called `{text}` (libraries in hand: system, {have}).",
+        f"No built or registered library is called `{text}` ({have}).",
         hint=f"Build it with `sslperf libs build {text}`, or register an installed one with "
         f"`sslperf libs add NAME --prefix DIR`.",
     )

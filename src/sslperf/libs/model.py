@@ -11,7 +11,7 @@ from sslperf.libs.footprint import Linkage
 
 LINK_SYSTEM_LIBS = ["-pthread", "-ldl", "-lm"]
 # BoringSSL and its fork AWS-LC: C++ runtime, EVP_AEAD, no openssl.cnf, [A|B] cipher groups.
-BSSL_FLAVORS = ("boringssl", "aws-lc")
+BSSL_FLAVORS = ("boringssl", "aws-lc", "aws-lc-fips")
 
 
 def is_bssl(flavor: str) -> bool:
@@ -30,6 +30,11 @@ class Lib:
     linkage: Linkage | None = None
     info: dict = field(default_factory=dict)   # build manifest or probe facts
     home: Path | None = None      # cache directory of a built lib
+    # A view of a library run differently (libs.fips.with_module): the
+    # library it is a view of (its harness binary is that one's), and what
+    # its harness processes get in their environment.
+    base: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def variant_label(self) -> str:

@@ -98,6 +98,15 @@ def from_tarball(location: str, sha256: str) -> Source:
     unpacked = paths.subdir("sources") / f"tarball-{sha256[:16]}"
     if not (unpacked / ".sslperf-ok").exists():
         archive = _obtain_tarball(location)
+        try:
+            is_tar = tarfile.is_tarfile(archive)
+        except (OSError, EOFError, tarfile.TarError):
+            is_tar = False
+        if not is_tar:
+            raise SslperfError(f"{location} is not a tarball: {_what_it_is(archive)}, which neither tar nor its "
+                               "gzip, bzip2 or xz decompressors can read.",
+                               hint="Give a release tarball (.tar.gz, .tar.xz) and its published sha256, e.g. "
+                               "openssl-3.4.1.tar.gz; nothing was built.")
         actual = hashlib.sha256(archive.read_bytes()).hexdigest()
         if actual != sha256:
             raise SslperfError(f"{location} has sha256 {actual}, not the {sha256} given.",
@@ -108,7 +117,8 @@ def from_tarball(location: str, sha256: str) -> Source:
                 with tarfile.open(archive) as tar:
                     tar.extractall(staging, filter="data")
             except (tarfile.TarError, OSError, EOFError) as exc:
-                raise SslperfError(f"{location} is not a readable tarball ({exc}).",
+                reason = " ".join(str(exc).split()) or type(exc).__name__     # one paragraph, whatever tar says
+                raise SslperfError(f"{location} is not a readable tarball ({reason}).",
                                    hint="Give a release tarball (.tar.gz, .tar.xz) and its sha256; nothing was "
                                    "built.") from None
             tops = [p for p in staging.iterdir() if p.is_dir()]
@@ -134,9 +144,32 @@ def _obtain_tarball(location: str) -> Path:
                                hint="Download it by hand and pass the file instead.") from None
         return target
     path = Path(location).expanduser()
+    if path.is_dir():
+        raise SslperfError(f"The tarball {path} is a directory.",
+                           hint="Give the .tar.gz file itself, or build an unpacked tree with --source-dir.")
     if not path.is_file():
         raise SslperfError(f"The tarball {path} does not exist.", hint="Check the path.")
     return path
+
+
+def _what_it_is(path: Path) -> str:
+    """A few words on what a file that is not a tarball holds."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
+    if not head:
+        return "it is empty"
+    if head.startswith(b"PK\x03\x04"):
+        return "it is a zip archive"
+    if b"\0" not in head:
+        try:
+            head.decode("utf-8")
+            return "it holds text"
+        except UnicodeDecodeError:
+            pass
+    return "its contents are not an archive"
 
 
 def from_git(url: str, tag: str) -> Source:

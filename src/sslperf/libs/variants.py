@@ -58,6 +58,9 @@ VARIANTS: dict[str, Variant] = {
         Variant("no-asm", "C code only, no assembly: shows what the assembly is worth",
                 configure=("no-asm",), cmake=("-DOPENSSL_NO_ASM=1",)),
         Variant("debug-symbols", "-O3 with -g, so profiles name real functions", cflags=("-g",)),
+        Variant("fips", "enable-fips: OpenSSL 3.x with its FIPS provider module (fips.so), self-tested by "
+                "`openssl fipsinstall` at build time; run it with `--provider fips` (also inside another 3.x "
+                "library: `--fips-module`)", configure=("enable-fips",), openssl_only=True),
         Variant("ktls", "enable-ktls: kernel TLS (SSL_OP_ENABLE_KTLS) for `sslperf tls --transfer --loopback`; "
                 "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
     )

@@ -71,13 +71,20 @@ def cpu_mhz() -> list[float]:
     return [float(m) for m in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", text, re.M)]
 
 
+def host_name() -> str:
+    """The name runs of this machine carry in the store: SSLPERF_HOST when set
+    (a fleet names machine types, and CI runners get random hostnames), else
+    the hostname."""
+    return os.environ.get("SSLPERF_HOST", "").strip() or socket.gethostname()
+
+
 def capture(mask: str | None = None) -> dict:
     """Facts about this machine and moment."""
     info = _cpuinfo()
     flags = set((info.get("flags") or info.get("Features") or "").split())
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     return {
-        "host": socket.gethostname(),
+        "host": host_name(),
         "time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": platform.machine(),
         "cpu_model": info.get("model name") or info.get("Model") or platform.processor(),
@@ -93,8 +100,35 @@ def capture(mask: str | None = None) -> dict:
     }
 
 
-def noise_warnings(env: dict, env_after: dict | None = None) -> list[str]:
-    """Conditions that make measurements noisy, each with its likely cause."""
+SETTLE_SECONDS = 600      # a build's trail in the 1-minute load average: after 10 minutes it is under 0.01%
+
+
+def _seconds_since(last_build: dict | None, started: str | None) -> float | None:
+    """Seconds from the end of `last_build` to `started` (the run's start,
+    ISO time), when the build ended before the run and within SETTLE_SECONDS."""
+    if not last_build or not isinstance(last_build.get("ended"), (int, float)) or not started:
+        return None
+    try:
+        begun = dt.datetime.fromisoformat(started)
+    except ValueError:
+        return None
+    if begun.tzinfo is None:
+        begun = begun.replace(tzinfo=dt.timezone.utc)
+    since = begun.timestamp() - last_build["ended"]
+    return since if -1 <= since <= SETTLE_SECONDS else None       # -1: the start is rounded to the second
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min {seconds % 60} s"
+
+
+def noise_warnings(env: dict, env_after: dict | None = None, last_build: dict | None = None) -> list[str]:
+    """Conditions that make measurements noisy, each with its likely cause.
+    `last_build` ({"what", "ended": epoch seconds}, from libs.build.last_build)
+    is sslperf's own newest build: a high load average shortly after it is
+    that build's trail (the 1-minute average falls by ~63% a minute), not
+    other work on the user's machine, and the warning says so."""
     warnings = []
     governor = env.get("governor")
     if governor and governor != "performance":
@@ -102,8 +136,17 @@ def noise_warnings(env: dict, env_after: dict | None = None) -> list[str]:
                         "(set it with `cpupower frequency-set -g performance`).")
     cpus = env.get("cpus") or 1
     if env.get("loadavg") and env["loadavg"][0] > 0.5 * cpus:
-        warnings.append(f"the machine was busy (load average {env['loadavg'][0]:.1f} on {cpus} CPUs): "
-                        "other work competes with the measurement.")
+        load = env["loadavg"][0]
+        since = _seconds_since(last_build, env.get("time"))
+        if since is not None:
+            warnings.append(f"the load average was {load:.1f} on {cpus} CPUs when the run began, but that is most "
+                            f"likely the trail of sslperf's own build of {last_build.get('what') or 'a library'}, "
+                            f"which ended {_ago(since)} before: the 1-minute load average takes minutes to fall "
+                            "after a build. If nothing else was running, no other work competed with the "
+                            "measurement; to be sure, run it again in a few minutes.")
+        else:
+            warnings.append(f"the machine was busy (load average {load:.1f} on {cpus} CPUs): "
+                            "other work competes with the measurement.")
     if env_after and env.get("cpu_mhz") and env_after.get("cpu_mhz"):
         before, after = max(env["cpu_mhz"]), max(env_after["cpu_mhz"])
         if before and abs(after - before) / before > 0.05:

@@ -46,7 +46,7 @@ def lib_identity(lib: Lib) -> str:
     lib, or the flags and library files of a system/registered one."""
     if lib.kind == "built" and lib.info.get("key"):
         return lib.info["key"]
-    parts = [lib.name, lib.version_string, " ".join(lib.linkage.cflags + lib.linkage.libs) if lib.linkage else ""]
+    parts = [lib.base or lib.name, lib.version_string, " ".join(lib.linkage.cflags + lib.linkage.libs) if lib.linkage else ""]
     for path in sorted(lib.info.get("shared_objects", {}).values()):
         try:
             stat = Path(path).stat()
@@ -62,6 +62,11 @@ class HarnessCompileError(SslperfError):
     pass
 
 
+def environment(lib: Lib, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A harness process's environment: ours, the library view's (a FIPS module), the caller's."""
+    return {**os.environ, **lib.env, **(extra or {})}
+
+
 def harness_binary(lib: Lib) -> Path:
     """The harness compiled against `lib` (cached)."""
     if lib.linkage is None:
@@ -69,7 +74,7 @@ def harness_binary(lib: Lib) -> Path:
                            hint=f"Check `sslperf libs info {lib.name}`.")
     compiler = compiler_identity(cmake=False)
     key = hashlib.sha256(json.dumps([source_digest(), lib_identity(lib), compiler]).encode()).hexdigest()
-    target = paths.subdir("harness") / f"{lib.name.replace('/', '_')}-{key[:16]}" / "sslperf-harness"
+    target = paths.subdir("harness") / f"{(lib.base or lib.name).replace('/', '_')}-{key[:16]}" / "sslperf-harness"
     if target.exists():
         return target
     cc = require_tool("cc", "to compile the measuring harness")
@@ -131,7 +136,7 @@ class Worker:
                  binary: Path | None = None, fixed_layout: bool = False):
         self.lib = lib
         self.binary = binary or harness_binary(lib)
-        self.env = {**os.environ, **(env or {})}
+        self.env = environment(lib, env)
         self.cpu = cpu                  # pinned to this CPU (None: free to move)
         self.fixed_layout = fixed_layout    # address-space randomisation off
         self._buffer = b""
@@ -226,7 +231,7 @@ def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None
     argv = [*wrapper, str(harness_binary(lib)), *map(str, args)]
     what = " ".join(map(str, args[:2]))
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=timeout, env={**os.environ, **(env or {})},
+        done = subprocess.run(argv, capture_output=True, timeout=timeout, env=environment(lib, env),
                               stdin=subprocess.DEVNULL, start_new_session=True,
                               preexec_fn=pin_self(cpu, fixed_layout))
     except subprocess.TimeoutExpired:
@@ -257,7 +262,7 @@ class Server:
         self.what = " ".join(map(str, args[:1]))
         self.proc = subprocess.Popen([str(harness_binary(lib)), *map(str, args)], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env={**os.environ, **(env or {})}, start_new_session=True,
+                                     env=environment(lib, env), start_new_session=True,
                                      preexec_fn=pin_self(cpu))
 
     def line(self, timeout: float) -> dict:

@@ -96,7 +96,10 @@ class Runner:
         try:
             self._spawn(libs)
             for lib in libs:
-                self.run.libs.append(lib_info(lib, self.workers[lib.name].request("info", timeout=60).data))
+                reply = self.workers[lib.name].request("info", timeout=60).data
+                self.run.libs.append(lib_info(lib, reply))
+                if reply.get("provider"):      # the FIPS module this column ran with, as it describes itself
+                    self.run.environment.setdefault("providers", {})[lib.name] = reply["provider"]
         finally:
             self.close()
 
@@ -131,6 +134,9 @@ class Runner:
                         keep(measurement)
             else:
                 self._passes(cases, keep, on_update, progress)
+        except KeyboardInterrupt:
+            self.run.warnings += self._interrupted(cases)
+            raise
         finally:
             self.close()
         if progress:
@@ -298,8 +304,23 @@ class Runner:
                     measurement.extra.setdefault(key, []).extend(reply[key])
         return reply["wall_ns"][0]
 
+    def _interrupted(self, cases: list[Case]) -> list[str]:
+        """The warnings of a run stopped with Ctrl-C: what it holds, and the machine's state."""
+        done = len({m.case for m in self.run.measurements})
+        found = [f"this run was interrupted (Ctrl-C) with {done} of {len(cases)} case{'' if len(cases) == 1 else 's'} "
+                 "measured: a case stopped before its last pass has fewer samples and worker processes than "
+                 "asked, so its CI is wider and it is a weaker basis for a comparison."]
+        try:
+            found += self._warnings()
+        except Exception:             # a second Ctrl-C or an unreadable /proc: the run's end matters more
+            pass
+        return found
+
     def _warnings(self) -> list[str]:
-        warnings = environment.noise_warnings(self.run.environment, environment.capture(self.settings.mask))
+        from sslperf.libs.build import last_build
+
+        warnings = environment.noise_warnings(self.run.environment, environment.capture(self.settings.mask),
+                                              last_build())
         noisy = [m for m in self.run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY_CI]
         if noisy:
             names = ", ".join(f"{m.case} on {m.lib}" for m in noisy[:3]) + (" …" if len(noisy) > 3 else "")

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sslperf.errors import SslperfError
+from sslperf.libs import arrivals
 from sslperf.libs.model import Lib
 from sslperf.measure import environment, loopback, pinning
 from sslperf.measure.harness_client import Worker, call
@@ -45,6 +46,10 @@ def recorded(run: Run, store, source: str) -> Iterator[Callable[[Measurement], N
     import datetime as dt
 
     def keep(measurement: Measurement) -> None:
+        if measurement.status == "n/a":      # a version that predates the algorithm says so, not "cannot make"
+            lib = next((lib for lib in run.libs if lib.name == measurement.lib), None)
+            if lib is not None:
+                measurement.reason = arrivals.reason(lib.flavor, lib.version, measurement.case, measurement.reason)
         run.measurements.append(measurement)
         if store:
             store.add(run.id, measurement)
@@ -55,8 +60,9 @@ def recorded(run: Run, store, source: str) -> Iterator[Callable[[Measurement], N
     try:
         yield keep
         run.state = "complete"
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit) as stopped:
         run.state = "interrupted"
+        stopped.sslperf_run = (run, bool(store))        # for the CLI's message: which run, what is kept
         raise
     except BaseException:
         run.state = "crashed"
@@ -69,6 +75,19 @@ def recorded(run: Run, store, source: str) -> Iterator[Callable[[Measurement], N
             except SslperfError as exc:
                 run.warnings.append(f"The results store does not hold all of this run: {exc.message} "
                                     "Everything measured is in this output; keep it with --out or --json.")
+
+
+def interrupted_run(exc: BaseException | None) -> tuple[Run | None, bool]:
+    """The run a Ctrl-C stopped (found on the exception or what it wraps,
+    e.g. click's Abort) and whether it went to a store; (None, False) if none."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        found = getattr(exc, "sslperf_run", None)
+        if found:
+            return found
+        exc = exc.__cause__ or exc.__context__
+    return None, False
 
 
 def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,

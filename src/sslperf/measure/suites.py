@@ -20,6 +20,9 @@ TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (the AES-GC
 # Which algorithms exist, with which operations, is the harness's catalog
 # (catalog.py); the suites below only choose among them.
 QUICK_AEADS = ("aes-128-gcm", "aes-256-gcm", "aes-128-ccm", "aes-128-ocb", "chacha20-poly1305")
+# The two AEADs TLS negotiates most get five sizes, enough to draw a curve; the rest three.
+QUICK_CURVES = ("aes-128-gcm", "chacha20-poly1305")
+QUICK_CURVE_SIZES = (256, 4096)
 QUICK_SIGNATURES = ("rsa-2048", "ecdsa-p256", "ed25519", "ml-dsa-65")
 DEFAULT_KEYGENS = ("rsa-2048", "ecdsa-p256", "ed25519", "x25519", "ml-dsa-65")
 
@@ -219,7 +222,8 @@ def suite(depth: str, extra_sizes: tuple[int, ...] = (), workloads: tuple[str, .
     if depth == "quick":
         sizes = tuple(sorted({16, TLS_RECORD, 16384, *extra_sizes}))
         for alg in QUICK_AEADS:
-            cases += [cipher(alg, "encrypt", s, w) for w in workloads for s in sizes]
+            curve = sizes + (QUICK_CURVE_SIZES if alg in QUICK_CURVES else ())
+            cases += [cipher(alg, "encrypt", s, w) for w in workloads for s in sorted(set(curve))]
         cases += [cipher(alg, "decrypt", TLS_RECORD) for alg in ("aes-128-gcm", "chacha20-poly1305")]
         cases += [digest(alg, s, w) for alg in ("sha256", "sha512") for w in workloads for s in (64, 16384)]
         cases.append(mac("hmac-sha256", 1024))

@@ -47,6 +47,19 @@ def gather(lib, floor: int, runs: list, measure: Measure, no_store: bool = False
     return Evidence(plain, masked, [] if no_store else sources)
 
 
+def masked_aeads(lib, measure: Measure) -> Evidence | None:
+    """AES-128-GCM and ChaCha20-Poly1305 on `lib` with AES-NI hidden (None where CPU masks do not work):
+    what `recommend --fips` weighs the loss of ChaCha20 with."""
+    from sslperf.measure.runner import Settings
+    from sslperf.recommend.fips import cost_cases
+
+    if not can_mask():
+        return None
+    depth = suites.DEPTHS["quick"]
+    run = measure([suites.parse_case(c) for c in cost_cases()], Settings(depth.target_ms, SAMPLES, MASK), False)
+    return Evidence([], run.measurements, [run.id])
+
+
 def from_runs(lib, runs: list) -> tuple[list, list, list[str]]:
     """(plain measurements, no-aesni measurements, run ids) of `lib` in
     `runs`, one measurement per case; a run without `lib` is an error."""

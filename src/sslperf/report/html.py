@@ -1,48 +1,92 @@
-"""One self-contained HTML page for a run: environment, libraries, warnings,
-the tables, the verdicts against the first library, and the figures
-(embedded, so the page works offline and loads nothing from anywhere)."""
+"""The report page of one run (or several merged): the machine and the
+libraries as readable tables, warnings, interactive charts (relative to a
+chosen baseline by default), rankings, the tables and the verdicts. The
+matplotlib PNG/SVG figures are written beside it for export."""
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
 from html import escape
 from pathlib import Path
 
 from sslperf import families
 from sslperf.compare import Column, compare
+from sslperf.report import charts as charts_data
+from sslperf.report import page
 from sslperf.report.plots import Figure
+from sslperf.report.ranking import rank_run
 from sslperf.report.terminal import micros, rate, throughput
 from sslperf.results import Run
 from sslperf.stats import NOISY_CI
 
-CSS = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 0.8em 0; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-th { background: #f4f4f4; }
-.best { color: #1a7f37; font-weight: 600; }
-.ci { color: #888; font-size: 0.85em; } .noisy { color: #b35900; }
-.faster { color: #1a7f37; } .slower { color: #cf222e; font-weight: 600; } .same { color: #888; }
-.warn { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.4em 0.8em; margin: 0.4em 0; }
-.na { color: #999; }
-figure { display: inline-block; margin: 1em 1em 1em 0; vertical-align: top; }
-figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { color: #555; font-size: 0.9em; }
-"""
+# The machine facts a run records, in reading order, with their names.
+FACTS = (("host", "host"), ("cpu_model", "CPU"), ("cpus", "CPUs"), ("machine", "architecture"),
+         ("cpu_flags", "crypto CPU flags"), ("virtualized", "virtual machine"), ("kernel", "kernel"),
+         ("governor", "CPU governor"), ("cpu_mhz", "CPU clock"), ("loadavg", "load average (1, 5, 15 min)"),
+         ("pinned_cpu", "workers pinned to CPU"), ("mask", "CPU capability mask"), ("mask_env", "OPENSSL_ia32cap"),
+         ("time", "measured at"))
+
+
+def lib_runs(run: Run) -> dict[str, str]:
+    """Which stored run each library's results came from (merged runs keep the map)."""
+    return run.settings.get("lib_runs") or {lib.name: run.id for lib in run.libs}
+
+
+def fact(key: str, value) -> str:
+    """One machine fact as a person reads it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key == "cpu_mhz" and isinstance(value, list) and value:
+        low, high = min(value), max(value)
+        return f"{low:.0f} MHz" if high - low < 1 else f"{low:.0f}–{high:.0f} MHz"
+    if key == "loadavg" and isinstance(value, list):
+        return ", ".join(f"{v:.2f}" for v in value)
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
+    return str(value)
+
+
+def facts_table(environment: dict) -> str:
+    known = dict(FACTS)
+    keys = [k for k, _ in FACTS if k in environment] + sorted(k for k in environment if k not in known)
+    rows = [f"<tr><th>{escape(known.get(k, k.replace('_', ' ')))}</th><td>{escape(fact(k, environment[k]))}</td></tr>"
+            for k in keys if environment[k] not in (None, "")]
+    return f"<table class='facts'>{''.join(rows)}</table>" if rows else "<p>No machine facts were recorded.</p>"
+
+
+def libs_table(run: Run) -> str:
+    runs = lib_runs(run)
+    rows = []
+    for lib in run.libs:
+        cap = escape(lib.ia32cap) if lib.ia32cap else f"<span class='na'>{escape(_no_capability(lib))}</span>"
+        rows.append(f"<tr><td>{escape(lib.name)}</td><td>{escape(lib.version_string or lib.version or '')}</td>"
+                    f"<td>{escape(lib.variant or 'default')}</td><td>{escape(lib.kind or '')}</td><td>{cap}</td>"
+                    f"<td>{escape(runs.get(lib.name, run.id))}</td></tr>")
+    return ("<table><tr><th>name</th><th>reports itself as</th><th>variant</th><th>kind</th>"
+            f"<th>capability vector</th><th>run</th></tr>{''.join(rows)}</table>")
+
+
+def _no_capability(lib) -> str:
+    """Why a library's capability vector column is empty."""
+    if lib.kind == "imported":
+        return "not known: the imported output did not print one"
+    if lib.kind == "system":
+        return "not known: a shared libcrypto does not export OPENSSL_ia32cap_P"
+    return "not known: the library exports no OPENSSL_ia32cap_P (or the CPU is not x86)"
 
 
 def _value(m, metric: str) -> str:
     s = m.summary(metric)
     value = throughput(s.median) if m.unit == "bytes" else rate(s.median)
+    if s.n == 1:
+        return f"{escape(value)} <span class='ci'>(one reported figure, no CI)</span>"
     noisy = " noisy" if s.ci_half_width > NOISY_CI else ""
-    extra = f" ({micros(m.micros_per_op(metric))})" if m.unit == "ops" else ""
-    return f"{escape(value)} <span class='ci{noisy}'>±{s.ci_half_width * 100:.1f}%{escape(extra)}</span>"
+    extra = f" ({micros(m.micros_per_op(metric))})" if m.unit == "ops" and m.micros_per_op(metric) else ""
+    return f"{escape(value)} <span class='ci{noisy}'>±{s.ci_half_width * 100:.1f}% n={s.n}{escape(extra)}</span>"
 
 
-def _results_tables(run: Run, metric: str) -> str:
+def _results_tables(run: Run, metric: str, winners: dict[str, str]) -> str:
     libs = [lib.name for lib in run.libs]
     groups: dict[str, dict[str, dict]] = {}
     for m in run.measurements:
@@ -50,30 +94,48 @@ def _results_tables(run: Run, metric: str) -> str:
     parts = []
     for group in families.ordered(groups):
         rows = ["<tr><th>case</th>" + "".join(f"<th>{escape(l)}</th>" for l in libs) + "</tr>"]
-        for per_lib in groups[group].values():
-            ok = {l: m for l, m in per_lib.items() if m.status == "ok" and m.summary(metric)}
-            best = max(ok, key=lambda l: ok[l].summary(metric).median) if len(ok) > 1 else None
+        for case, per_lib in groups[group].items():
             label = next(iter(per_lib.values())).label
             cells = []
             for lib in libs:
                 m = per_lib.get(lib)
                 if m is None:
                     cells.append("<td></td>")
-                elif lib in ok:
-                    cells.append(f"<td class='{'best' if lib == best else ''}'>{_value(m, metric)}"
-                                 f"{' ★' if lib == best else ''}</td>")
+                elif m.status == "ok" and m.summary(metric):
+                    best = winners.get(case) == lib
+                    cells.append(f"<td class='{'best' if best else ''}'>{_value(m, metric)}{' ★' if best else ''}</td>")
                 else:
-                    cells.append(f"<td class='na' title='{escape(m.reason or '')}'>{escape(m.status)}</td>")
+                    cells.append(f"<td class='na'>{escape(m.status)}"
+                                 f"{'<br><small>' + escape(m.reason) + '</small>' if m.reason else ''}</td>")
             rows.append(f"<tr><td>{escape(label)}</td>{''.join(cells)}</tr>")
         parts.append(f"<h3>{escape(group)}</h3><table>{''.join(rows)}</table>")
+    return ("<p>Median ± the 95% CI half-width and n. ★ marks a library significantly faster than every other "
+            "(no ★: the fastest are within noise of each other).</p>" + "\n".join(parts))
+
+
+def _rankings(rankings) -> str:
+    if not rankings:
+        return "<p>One library only: nothing to rank.</p>"
+    parts = ["<p>Per case, the libraries in order; libraries in one place are not significantly different "
+             "(the same test as the verdicts). The summary counts first places.</p>"]
+    for group in rankings:
+        firsts = ", ".join(f"{escape(lib)} {count}×" for lib, count in group.firsts().items())
+        rows = ["<tr><th>case</th><th>first</th><th>second</th><th>third</th></tr>"]
+        for case in group.cases:
+            cells = [" = ".join(escape(lib) for lib in place) for place in case.places[:3]]
+            cells += [""] * (3 - len(cells))
+            rows.append(f"<tr><td>{escape(case.label)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        parts.append(f"<h3>{escape(group.group)}</h3><p>First places: {firsts}.</p><table>{''.join(rows)}</table>")
     return "\n".join(parts)
 
 
 def _verdicts(run: Run, metric: str) -> str:
     if len(run.libs) < 2:
         return "<p>One library only: nothing to compare.</p>"
-    columns = [Column(lib.name, run.id, lib.name) for lib in run.libs]
-    result = compare(columns, {run.id: run}, metric)
+    runs = lib_runs(run)
+    # One column per library, under the run it came from: only libraries of one run are paired.
+    columns = [Column(lib.name, runs.get(lib.name, run.id), lib.name) for lib in run.libs]
+    result = compare(columns, {c.run_id: run for c in columns}, metric)
     head = "<tr><th>case</th>" + "".join(f"<th>{escape(c.label)} vs {escape(columns[0].label)}</th>"
                                          for c in columns[1:]) + "</tr>"
     rows = [head]
@@ -87,60 +149,51 @@ def _verdicts(run: Run, metric: str) -> str:
             elif change.verdict == "~":
                 cells.append(f"<td class='same'>~ (p={change.p:.2f})</td>")
             else:
-                cells.append(f"<td class='same'>{change.percent:+.1f}% ?</td>")
+                cells.append(f"<td class='same'>{change.percent:+.1f}% ? (n too small)</td>")
         rows.append(f"<tr><td>{escape(row.label)}</td>{''.join(cells)}</tr>")
-    return (f"<p>Change of each library against {escape(columns[0].label)}; a verdict only where Mann-Whitney "
-            f"p &lt; {result.alpha} and the change exceeds {result.threshold:.0%}, else ~.</p>"
+    return (f"<p>Change of each library against {escape(columns[0].label)}: a verdict only where p &lt; "
+            f"{result.alpha} and the change exceeds {result.threshold:.0%} (or the measured noise floor), else ~.</p>"
             f"<table>{''.join(rows)}</table>")
 
 
-def _figures(figures: list[Figure]) -> str:
-    parts = []
-    for figure in figures:
-        svg = next((f for f in figure.files if f.suffix == ".svg"), None)
-        png = next((f for f in figure.files if f.suffix == ".png"), None)
-        source = svg or png
-        if source is None:
-            continue
-        mime = "image/svg+xml" if source.suffix == ".svg" else "image/png"
-        data = base64.b64encode(source.read_bytes()).decode()
-        parts.append(f"<figure><img alt='{escape(figure.title)}' src='data:{mime};base64,{data}'>"
-                     f"<figcaption>{escape(figure.title)}</figcaption></figure>")
-    return "\n".join(parts) or "<p>No figures: the run has too few sizes or libraries to draw.</p>"
+def _exports(figures: list[Figure], out: Path) -> str:
+    files = [path for figure in figures for path in figure.files]
+    if not files:
+        return "<p>No PNG/SVG figures were written (see --format).</p>"
+    links = ", ".join(f"<a href='{escape(p.relative_to(out).as_posix())}'>{escape(p.name)}</a>"
+                      for p in files if p.is_relative_to(out))
+    return f"<p>For slides and documents, the same figures as files: {links}.</p>"
 
 
-def render(run: Run, figures: list[Figure], metric: str = "wall") -> str:
-    env = run.environment
-    env_rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(str(v))}</td></tr>" for k, v in env.items()
-                       if v not in (None, "", []))
-    lib_rows = "".join(
-        f"<tr><td>{escape(l.name)}</td><td>{escape(l.version_string)}</td><td>{escape(l.variant)}</td>"
-        f"<td>{escape(l.kind)}</td><td>{escape(l.ia32cap or '')}</td></tr>" for l in run.libs)
+def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", floors=None,
+           baseline: str | None = None) -> str:
+    runs = lib_runs(run)
+    chart_list = charts_data.run_charts(run, floors, lambda lib: runs.get(lib, run.id))
+    rankings = rank_run(run, metric, lambda lib: runs.get(lib, run.id), floors)
+    winners = {case.case: case.places[0][0] for group in rankings for case in group.cases
+               if len(case.places[0]) == 1}
     warnings = "".join(f"<div class='warn'>{escape(w)}</div>" for w in run.warnings) or "<p>None.</p>"
-    state = "complete" if run.complete else "incomplete (interrupted)"
-    generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>sslperf report {escape(run.id)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>{CSS}</style></head>
-<body>
-<h1>sslperf report</h1>
-<p>Run <b>{escape(run.id)}</b>, started {escape(run.started)}, {state}; figures are medians with their 95%
-confidence interval, {escape(metric)} time. Generated {generated}.</p>
-<h2>Libraries</h2>
-<table><tr><th>name</th><th>reports itself as</th><th>variant</th><th>kind</th><th>capability vector</th></tr>
-{lib_rows}</table>
-<h2>Machine</h2><table>{env_rows}</table>
+    state = {"complete": "complete", "interrupted": "interrupted (the cases measured are kept)",
+             "crashed": "ended by an error", "running": "not finished"}.get(run.state or "",
+                                                                           "complete" if run.complete else "incomplete")
+    names = [lib.name for lib in run.libs]
+    data = {"charts": chart_list, "default_view": "relative" if len(names) > 1 else "absolute",
+            "baseline": baseline if baseline in names else (names[0] if names else None)}
+    merged = run.settings.get("merged_from")
+    intro = (f"<p>Run{'s' if merged else ''} <b>{escape(', '.join(merged or [run.id]))}</b>, started "
+             f"{escape(run.started)}, {state}. Figures are medians with their 95% confidence interval; tables use "
+             f"{escape(metric)} time.</p>")
+    body = f"""<h2>Charts</h2>{page.chart_divs(chart_list) or '<p>Nothing to draw.</p>'}
+<h2>Libraries</h2>{libs_table(run)}
+<h2>Machine</h2>{facts_table(run.environment)}
 <h2>Warnings</h2>{warnings}
-<h2>Results</h2>{_results_tables(run, metric)}
+<h2>Rankings</h2>{_rankings(rankings)}
+<h2>Results</h2>{_results_tables(run, metric, winners)}
 <h2>Verdicts</h2>{_verdicts(run, metric)}
-<h2>Figures</h2>{_figures(figures)}
-</body></html>
-"""
+<h2>Figures as files</h2>{_exports(figures, out)}"""
+    return page.render("sslperf report", "report.html", out, intro, body, data)
 
 
-def write(run: Run, figures: list[Figure], out: Path, metric: str = "wall") -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "report.html"
-    path.write_text(render(run, figures, metric))
-    return path
+def write(run: Run, figures: list[Figure], out: Path, metric: str = "wall", floors=None,
+          baseline: str | None = None) -> Path:
+    return page.write(out, "report.html", render(run, figures, out, metric, floors, baseline))

@@ -91,9 +91,10 @@ def throughput_by_size(run: Run, out: Path, formats: tuple[str, ...], metric: st
                        [(p[1].ci_high - p[1].median) / 1e9 for p in points]]
                 ax.errorbar(sizes, med, yerr=err, marker="o", ms=3, capsize=2, label=lib)
             ax.set_xscale("log", base=2)
+            ax.set_yscale("log")      # a 2x gap looks the same at 16 B as at 16 KiB
             ax.set_title(alg, fontsize=10)
             ax.set_xlabel("buffer size (bytes)")
-            ax.set_ylabel("GB/s")
+            ax.set_ylabel("GB/s (log)")
             ax.grid(alpha=0.3)
         for ax in list(axes.flat)[len(algs):]:
             ax.axis("off")
@@ -109,30 +110,39 @@ def throughput_by_size(run: Run, out: Path, formats: tuple[str, ...], metric: st
 
 
 def operations_bars(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
-    """Grouped bars of op/s (log scale) per operation, the libraries side by side."""
+    """Op/s per operation as small multiples: a panel per case, each with its
+    own linear axis from zero (cases differ by orders of magnitude, and a
+    shared log axis would make a 30% gap look like 8x), the libraries side by
+    side with their CI."""
     figures = []
     libs = _libs(run)
+    colours = {lib: f"C{i % 10}" for i, lib in enumerate(libs)}
     for group in BAR_GROUPS:
         ms = [m for m in _ok(run.measurements, metric) if m.group == group]
         if not ms:
             continue
         labels = list(dict.fromkeys(m.label for m in ms))
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(labels) * max(len(libs), 1)), 4.2))
-        width = 0.8 / max(len(libs), 1)
-        for index, lib in enumerate(libs):
-            by_label = {m.label: m.summary(metric) for m in ms if m.lib == lib}
-            xs = [i + index * width for i, label in enumerate(labels) if label in by_label]
-            ys = [by_label[label].median for label in labels if label in by_label]
-            errs = [[by_label[l].median - by_label[l].ci_low for l in labels if l in by_label],
-                    [by_label[l].ci_high - by_label[l].median for l in labels if l in by_label]]
-            ax.bar(xs, ys, width, yerr=errs, capsize=2, label=lib)
-        ax.set_xticks([i + width * (len(libs) - 1) / 2 for i in range(len(labels))])
-        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
-        ax.set_yscale("log")
-        ax.set_ylabel("operations per second (log)")
-        ax.set_title(f"{group} ({metric} time, median with 95% CI)")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=8)
+        cols = min(4, len(labels))
+        rows = math.ceil(len(labels) / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(max(3.2 * cols, 0.5 * len(libs) * cols), 2.9 * rows + 0.6),
+                                 squeeze=False)
+        for ax, label in zip(axes.flat, labels):
+            by_lib = {m.lib: m.summary(metric) for m in ms if m.label == label}
+            present = [lib for lib in libs if lib in by_lib]
+            ys = [by_lib[lib].median for lib in present]
+            errs = [[by_lib[lib].median - by_lib[lib].ci_low for lib in present],
+                    [by_lib[lib].ci_high - by_lib[lib].median for lib in present]]
+            ax.bar(range(len(present)), ys, yerr=errs, capsize=2, color=[colours[lib] for lib in present])
+            ax.set_xticks(range(len(present)))
+            ax.set_xticklabels(present, rotation=30, ha="right", fontsize=7)
+            ax.set_ylim(bottom=0)
+            ax.set_title(label, fontsize=9)
+            ax.grid(axis="y", alpha=0.3)
+        for ax in list(axes.flat)[len(labels):]:
+            ax.axis("off")
+        fig.supylabel(f"operations per second ({metric} time)", fontsize=9)
+        fig.suptitle(f"{group}: median with 95% CI, each panel from zero")
+        fig.tight_layout()
         name = _slug(f"ops-{group}")
         figures.append(Figure(name, group, _save(fig, out, name, formats)))
     return figures
@@ -140,9 +150,12 @@ def operations_bars(run: Run, out: Path, formats: tuple[str, ...], metric: str =
 
 def version_lines(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall",
                   case_ids: tuple[str, ...] = ()) -> list[Figure]:
-    """Each chosen case's median across the libraries in run order, relative
-    to the first library: how a figure moved from version to version."""
-    libs = _libs(run)
+    """Each chosen case's median across the libraries in version order
+    (flavor, then version), relative to the oldest: how a figure moved from
+    version to version."""
+    from sslperf.libs.versions import sort_key
+
+    libs = [lib.name for lib in sorted(run.libs, key=lambda lib: (lib.flavor or "", sort_key(lib.version or "0")))]
     if len(libs) < 2:
         return []
     by_case: dict[str, dict[str, Measurement]] = defaultdict(dict)
@@ -236,8 +249,8 @@ def handshake_figures(run: Run, out: Path, formats: tuple[str, ...], metric: str
                    label=f"{lib}: server")
         ax.set_xticks([i + width * (len(libs) - 1) / 2 for i in range(len(labels))])
         ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
-        ax.set_yscale("log")
-        ax.set_ylabel("CPU ms per handshake (log)")
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("CPU ms per handshake")
         ax.set_title("TLS handshakes in memory: client and server CPU")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7)

@@ -1,5 +1,7 @@
 """Terminal tables for a Run: one table per family group, libraries side by
-side, each figure its median with the 95% CI half-width, the fastest marked."""
+side, each figure its median with the 95% CI half-width, the fastest marked
+★ only where compare's test finds it significantly faster than the next
+best (a tie gets no mark, and each table's caption says so)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from sslperf import families
+from sslperf.libs import fips
 from sslperf.results import Measurement, Run
 from sslperf.stats import NOISY_CI
 
@@ -71,6 +74,7 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
 def tables(run: Run, metric: str = "wall") -> list:
     """Renderables: one table per group, then footnotes for n/a and errors."""
     libs = [lib.name for lib in run.libs]
+    fastest = _fastest_in(run)
     by_group: dict[str, dict[str, dict[str, Measurement]]] = defaultdict(dict)
     for m in run.measurements:
         by_group[m.group].setdefault(m.case, {})[m.lib] = m
@@ -85,17 +89,26 @@ def tables(run: Run, metric: str = "wall") -> list:
         sample = next(iter(next(iter(rows.values())).values()))
         kind = families.table_of(group, sample.family)
         if kind != "rates":
-            out.append(_TABLES[kind](group, rows, libs, metric))
+            out.append(_TABLES[kind](group, rows, libs, metric, fastest))
             continue
         unit = "throughput" if sample.unit == "bytes" or families.family(sample.family).throughput else "op/s"
-        what = "instructions per operation, median of the worker processes" if metric == "instructions" else \
-            f"{unit}, median ±95% CI, {metric} time"
-        table = Table(title=f"{group} ({what})", title_justify="left")
+        everything = [m for per_lib in rows.values() for m in per_lib.values() if m.status == "ok"]
+        imported = [m for m in everything if _imported(m)]
+        if metric == "instructions":
+            what = "instructions per operation, median of the worker processes"
+        elif everything and len(imported) == len(everything):
+            what = f"{unit}, the rate the imported tool reported: one figure, no CI"
+        elif imported:
+            what = f"{unit}, median ±95% CI, {metric} time; imported results: the one rate their tool reported"
+        else:
+            what = f"{unit}, median ±95% CI, {metric} time"
+        table = Table(title=f"{group} ({what})", title_justify="left", caption=_star_caption(libs),
+                      caption_justify="left")
         table.add_column("case")
         for lib in libs:
             table.add_column(escape(lib), justify="right")
         for case_id, per_lib in rows.items():
-            best = _fastest(per_lib.values(), metric)
+            best = fastest(per_lib, metric)
             first = next(iter(per_lib.values()))
             table.add_row(escape(first.label),
                           *[cell(per_lib.get(lib), metric, per_lib.get(lib) is best) for lib in libs])
@@ -128,7 +141,8 @@ def _status(m: Measurement | None) -> Text:
     return Text(m.status if m else "", style="dim")
 
 
-def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+               fastest=None) -> Table:
     """µs per call of each way of doing the same work, and what it saves
     against the first (naive) way, per library."""
     from sslperf.measure import catalog
@@ -161,13 +175,15 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
     return table
 
 
-def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+               fastest=None) -> Table:
     """µs per handshake (the client's and the server's CPU apart) and
     handshakes per second, libraries side by side, the fastest marked."""
     table = _lib_table(f"{group} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
                        "protocol group certificate client-SSL_CTX", libs)
+    table.caption, table.caption_justify = _star_caption(libs), "left"
     for per_lib in rows.values():
-        best = _fastest(per_lib.values(), metric)
+        best = (fastest or _fastest_in(None))(per_lib, metric)
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
@@ -188,13 +204,15 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
     return table
 
 
-def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+                    fastest=None) -> Table:
     """Application throughput after one handshake, and the writer's and the
     reader's CPU per write apart."""
     what = "instructions per byte" if metric == "instructions" else f"throughput, median ±95% CI, {metric} time"
     table = _lib_table(f"{group} ({what}; send / receive time per write)", "protocol suite write size", libs)
+    table.caption, table.caption_justify = _star_caption(libs), "left"
     for per_lib in rows.values():
-        best = _fastest(per_lib.values(), metric)
+        best = (fastest or _fastest_in(None))(per_lib, metric)
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
@@ -210,7 +228,8 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     return table
 
 
-def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+                  fastest=None) -> Table:
     """KiB per established connection, client / server, the handshake's peak,
     and what 10,000 connections hold; one line per connection count."""
     table = _lib_table(f"{group} (KiB per connection: client / server; peak during the handshake; "
@@ -244,7 +263,8 @@ def descstat(label: str, values_ns: list[int]) -> str:
             f"p95={s.p95:.4f} p99={s.p99:.4f} stdev={s.stdev:.4f} sum={s.sum:.3f}")
 
 
-def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+                    fastest=None) -> Table:
     """Per request: connect, TLS done (pretransfer) and total, median and p95,
     with descstat lines (as in the curl regression report) under each cell."""
     from sslperf.stats import describe
@@ -271,7 +291,8 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     return table
 
 
-def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str) -> Table:
+def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+                   fastest=None) -> Table:
     """Each case's rate by thread count, and the scaling efficiency: rate at
     N / (N × rate at 1 thread), 100% when N threads do N times the work."""
     from sslperf.measure.threads import efficiency
@@ -296,11 +317,36 @@ def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: li
     return table
 
 
-def _fastest(measurements, metric: str) -> Measurement | None:
-    ok = [(m.summary(metric).median, m) for m in measurements if m.status == "ok" and m.summary(metric)]
-    if len(ok) < 2:
+def _star_caption(libs: list[str]) -> str | None:
+    from sslperf.report.ranking import ALPHA, THRESHOLD
+
+    if len(libs) < 2:
         return None
-    return max(ok, key=lambda pair: pair[0])[1]
+    return (f"★: faster than the next best by compare's test (p < {ALPHA:g}, > {THRESHOLD:.0%}); "
+            "no ★: a tie within the noise, or too few samples to tell")
+
+
+def _imported(m: Measurement) -> bool:
+    """A figure another tool reported (`sslperf import`): one value, nothing to test."""
+    return m.reported_rates is not None and not m.ops
+
+
+def _fastest_in(run: Run | None):
+    """The function that picks a row's significant winner: the library alone
+    in first place of the ranking (report.ranking), which pairs only the
+    libraries of one interleaved run."""
+    from sslperf.report.ranking import rank_case
+
+    lib_runs = dict((run.settings.get("lib_runs") or {}) if run is not None else {})
+
+    def run_of(lib: str) -> str:
+        return lib_runs.get(lib, run.id) if run is not None else f"{lib} (run not known)"
+
+    def pick(per_lib: dict[str, Measurement], metric: str) -> Measurement | None:
+        places = rank_case(list(per_lib.values()), metric, run_of)
+        alone = places and len(places[0]) == 1 and sum(len(p) for p in places) >= 2
+        return next(m for m in per_lib.values() if m.lib == places[0][0]) if alone else None
+    return pick
 
 
 def header(run: Run) -> Group:
@@ -327,9 +373,11 @@ def header(run: Run) -> Group:
                      + ("; fixed memory layout (no ASLR)" if run.settings.get("fixed_layout") else ""))
     if env.get("mask"):
         lines.append(f"[bold yellow]CPU mask {env['mask']} in force[/] (OPENSSL_ia32cap={env.get('mask_env')})")
+    providers = env.get("providers") or {}
     for lib in run.libs:
         caps = f", capability vector {lib.ia32cap}" if lib.ia32cap else ""
-        lines.append(f"  {escape(lib.name)}: {escape(lib.version_string)}{caps}")
+        provider = f", [bold]{escape(fips.describe(providers[lib.name]))}[/]" if lib.name in providers else ""
+        lines.append(f"  {escape(lib.name)}: {escape(lib.version_string)}{caps}{provider}")
     return Group(*[Text.from_markup(line) for line in lines])
 
 

@@ -1,0 +1,211 @@
+// sslperf's report pages: draws the charts embedded in the page as JSON with
+// Plotly, in the view the toolbar chooses. Every statistic (medians, CIs,
+// ratios, p, verdicts) was computed by sslperf; this only picks and draws.
+// The view can be set in the address too: #view=absolute&metric=cpu&base=LIB&order=date&hide=A,B
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("sslperf-data").textContent);
+  const charts = data.charts;
+  const seriesKeys = [...new Set(charts.flatMap(c => (c.series || []).map(s => s.key)))];
+  const metrics = [...new Set(charts.flatMap(c => c.metrics))];
+  const state = {view: data.default_view || "relative", metric: metrics[0], base: data.baseline || seriesKeys[0],
+                 order: "version", hidden: new Set()};
+  for (const part of location.hash.replace(/^#/, "").split("&")) {
+    const [key, value] = part.split("=").map(decodeURIComponent);
+    if (key === "hide") value.split(",").forEach(v => state.hidden.add(v));
+    else if (key in state && value) state[key] = value;
+  }
+  const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                   "#bcbd22", "#17becf"];
+  const colour = key => palette[Math.max(0, seriesKeys.indexOf(key)) % palette.length];
+  const METRIC_NAMES = {wall: "wall time", cpu: "CPU time", instructions: "instructions"};
+
+  function scale(unit, metric) {
+    // [divisor, axis title]: rates stay "higher is better" for every metric.
+    if (metric === "instructions")
+      return unit === "bytes" ? [1e6, "bytes per 1,000 instructions"] : [1e3, "operations per 10⁶ instructions"];
+    return unit === "bytes" ? [1e9, "GB/s"] : [1, "operations per second"];
+  }
+  const num = v => (Math.abs(v) >= 100 ? v.toLocaleString("en", {maximumFractionDigits: 0})
+                                       : v.toPrecision(3));
+  const pct = v => (v >= 100 ? "+" : "") + (v - 100).toFixed(1) + "%";
+  function absText(p, unit, metric) {
+    const [div, what] = scale(unit, metric);
+    return `${num(p.y / div)} ${what}<br>95% CI ${num(p.lo / div)} – ${num(p.hi / div)}<br>n = ${p.n}`;
+  }
+  function relText(r, base) {
+    const ci = r.lo != null ? `<br>95% CI ${pct(r.lo)} … ${pct(r.hi)}` : "";
+    const p = r.p != null ? `, p = ${r.p.toFixed(3)}` : "";
+    const verdict = r.verdict === "~" ? "no significant change (~)" :
+                    r.verdict === "?" ? "too few processes to test (?)" : `significantly ${r.verdict}`;
+    return `${pct(r.y)} vs ${base}${ci}<br>${verdict}${p} (${r.method})`;
+  }
+  const symbol = v => (v === "faster" ? "triangle-up" : v === "slower" ? "triangle-down" : "circle");
+  const legendOf = chart => Object.fromEntries((chart.series || []).map(s => [s.key, s.legend]));
+
+  function traceBase(key, legend) {
+    return {name: legend, legendgroup: key, marker: {color: colour(key)},
+            visible: state.hidden.has(key) ? "legendonly" : true, hoverinfo: "text"};
+  }
+
+  function sizeChart(chart) {
+    const legend = legendOf(chart);
+    const xaxis = {type: "log", title: {text: "buffer size (bytes, log scale)"}, tickvals: chart.x,
+                   ticktext: chart.x_labels};
+    if (state.view === "relative" && chart.relative[state.metric][state.base]) {
+      const rel = chart.relative[state.metric][state.base];
+      const traces = Object.entries(rel).map(([key, points]) => {
+        const xs = [], ys = [], plus = [], minus = [], text = [], symbols = [];
+        points.forEach((r, i) => { if (!r) return;
+          xs.push(chart.x[i]); ys.push(r.y); text.push(`${legend[key]}, ${chart.x_labels[i]}<br>` + relText(r, legend[state.base]));
+          plus.push(r.hi != null ? r.hi - r.y : 0); minus.push(r.lo != null ? r.y - r.lo : 0); symbols.push(symbol(r.verdict)); });
+        return {...traceBase(key, legend[key]), type: "scatter", mode: "lines+markers", x: xs, y: ys, text,
+                marker: {color: colour(key), symbol: symbols, size: 9},
+                error_y: {type: "data", array: plus, arrayminus: minus, visible: true}};
+      });
+      return [traces, {xaxis, yaxis: {title: {text: `% of ${state.base}`}, zeroline: false},
+                       shapes: [{type: "line", xref: "paper", x0: 0, x1: 1, y0: 100, y1: 100, line: {color: "#888", dash: "dot"}}]}];
+    }
+    const [div, what] = scale(chart.unit, state.metric);
+    const traces = Object.entries(chart.absolute[state.metric]).map(([key, points]) => {
+      const xs = [], ys = [], plus = [], minus = [], text = [];
+      points.forEach((p, i) => { if (!p) return;
+        xs.push(chart.x[i]); ys.push(p.y / div); plus.push((p.hi - p.y) / div); minus.push((p.y - p.lo) / div);
+        text.push(`${legend[key]}, ${chart.x_labels[i]}<br>` + absText(p, chart.unit, state.metric)); });
+      return {...traceBase(key, legend[key]), type: "scatter", mode: "lines+markers", x: xs, y: ys, text,
+              error_y: {type: "data", array: plus, arrayminus: minus, visible: true}};
+    });
+    return [traces, {xaxis, yaxis: {title: {text: `${what} (${METRIC_NAMES[state.metric]})`}, rangemode: "tozero"}}];
+  }
+
+  function barsChart(chart) {
+    const legend = legendOf(chart);
+    if (state.view === "relative" && chart.relative[state.metric][state.base]) {
+      const rel = chart.relative[state.metric][state.base];
+      const traces = Object.entries(rel).map(([key, points]) => {
+        const xs = [], ys = [], plus = [], minus = [], text = [], lines = [];
+        points.forEach((r, i) => { if (!r) return;
+          xs.push(chart.x_labels[i]); ys.push(r.y); text.push(`${legend[key]}: ${chart.x_labels[i]}<br>` + relText(r, legend[state.base]));
+          plus.push(r.hi != null ? r.hi - r.y : 0); minus.push(r.lo != null ? r.y - r.lo : 0);
+          lines.push(r.verdict === "faster" ? 2 : r.verdict === "slower" ? 2 : 0); });
+        return {...traceBase(key, legend[key]), type: "bar", x: xs, y: ys, text, textposition: "none",
+                marker: {color: colour(key), line: {width: lines, color: "#000"}},
+                error_y: {type: "data", array: plus, arrayminus: minus, visible: true}};
+      });
+      return [traces, {barmode: "group", yaxis: {title: {text: `% of ${state.base}`}, rangemode: "tozero"},
+                       xaxis: {automargin: true, tickangle: -30},
+                       shapes: [{type: "line", xref: "paper", x0: 0, x1: 1, y0: 100, y1: 100, line: {color: "#555", dash: "dot"}}]}];
+    }
+    // Absolute: one small panel per case, each with its own axis from zero (cases differ by orders of magnitude).
+    const [div, what] = scale(chart.unit, state.metric);
+    const n = chart.x.length, columns = Math.min(4, n), rows = Math.ceil(n / columns);
+    const traces = [], annotations = [], layout = {grid: {rows, columns, pattern: "independent", ygap: 0.45, xgap: 0.25},
+                                                   showlegend: true, annotations};
+    chart.x.forEach((_, i) => {
+      const axis = i ? String(i + 1) : "";
+      layout["xaxis" + axis] = {showticklabels: false};
+      layout["yaxis" + axis] = {rangemode: "tozero", tickfont: {size: 9}};
+      annotations.push({text: chart.x_labels[i], xref: `x${axis} domain`, yref: `y${axis} domain`, x: 0.5, y: 1.02,
+                        yanchor: "bottom",
+                        showarrow: false, font: {size: 10}});
+      Object.entries(chart.absolute[state.metric]).forEach(([key, points]) => { const p = points[i]; if (!p) return;
+        traces.push({...traceBase(key, legend[key]), type: "bar", x: [legend[key]], y: [p.y / div], xaxis: "x" + axis,
+                     yaxis: "y" + axis, showlegend: i === 0 || !chart.x.slice(0, i).some((_, j) => points[j]),
+                     text: [`${legend[key]}: ${chart.x_labels[i]}<br>` + absText(p, chart.unit, state.metric)],
+                     textposition: "none",
+                     error_y: {type: "data", array: [(p.hi - p.y) / div], arrayminus: [(p.y - p.lo) / div], visible: true}});
+      });
+    });
+    layout.title = {text: `${what} (${METRIC_NAMES[state.metric]}), each panel from zero`, font: {size: 11}, y: 0.99,
+                    yanchor: "top"};
+    layout.margin = {t: 70, b: 60, l: 70, r: 10};
+    layout.height = Math.max(320, 190 * rows + 80);
+    return [traces, layout];
+  }
+
+  function historyChart(chart) {
+    // By version: the line joins each version's newest run; earlier runs of a version are faint points.
+    // By date: the line joins every run in time order.
+    const byVersion = state.order !== "date";
+    const [div, what] = scale(chart.unit, state.metric);
+    const traces = [];
+    for (const s of chart.series) {
+      const points = chart.points.filter(p => p.series === s.key && p.metrics[state.metric]);
+      if (!points.length) continue;
+      points.sort((a, b) => byVersion ? a.rank - b.rank || a.date.localeCompare(b.date) : a.date.localeCompare(b.date));
+      const first = points[0].metrics[state.metric].y;
+      const factor = state.view === "relative" ? 100 / first : 1 / div;
+      const verdictOf = p => (p.verdicts[byVersion ? "version" : "date"] || {})[state.metric];
+      const newest = byVersion ? points.filter((p, i) => i === points.length - 1 || points[i + 1].rank !== p.rank) : points;
+      const earlier = points.filter(p => !newest.includes(p));
+      const trace = (members, extra) => ({...traceBase(s.key, s.legend), type: "scatter",
+        x: members.map(p => byVersion ? p.version_label : p.date), y: members.map(p => p.metrics[state.metric].y * factor),
+        text: members.map(p => { const m = p.metrics[state.metric], v = verdictOf(p);
+          return `${s.legend}: ${p.lib} (${p.version})<br>run ${p.run}, ${p.date}, ${p.source}<br>` +
+                 absText(m, chart.unit, state.metric) + (v ? `<br>vs ${v.vs}: ` + relText(v, "it") : ""); }),
+        error_y: {type: "data", visible: true, array: members.map(p => (p.metrics[state.metric].hi - p.metrics[state.metric].y) * factor),
+                  arrayminus: members.map(p => (p.metrics[state.metric].y - p.metrics[state.metric].lo) * factor)},
+        ...extra});
+      const marked = p => ["faster", "slower"].includes((verdictOf(p) || {}).verdict);
+      traces.push(trace(newest, {mode: "lines+markers",
+        marker: {color: colour(s.key), size: newest.map(p => marked(p) ? 14 : 7), symbol: newest.map(p => symbol((verdictOf(p) || {}).verdict))}}));
+      if (earlier.length)
+        traces.push(trace(earlier, {mode: "markers", showlegend: false, opacity: 0.4, name: `${s.legend} (earlier runs)`,
+          marker: {color: colour(s.key), size: 6, symbol: earlier.map(p => symbol((verdictOf(p) || {}).verdict))}}));
+    }
+    const ytitle = state.view === "relative" ? "% of each series' first point" : `${what} (${METRIC_NAMES[state.metric]})`;
+    const xaxis = byVersion ? {type: "category", title: {text: "library version (ordered by version)"},
+                               categoryorder: "array", categoryarray: chart.version_order}
+                            : {type: "date", title: {text: "date of the run"}};
+    return [traces, {xaxis, yaxis: {title: {text: ytitle}, rangemode: "tozero"}}];
+  }
+
+  const DRAW = {size: sizeChart, bars: barsChart, history: historyChart};
+
+  function draw() {
+    for (const chart of charts) {
+      const el = document.getElementById(chart.id);
+      if (!chart.metrics.includes(state.metric)) {
+        el.innerHTML = `<p class="na">No ${METRIC_NAMES[state.metric]} figures for this chart.</p>`;
+        el.dataset.drawn = "none";
+        continue;
+      }
+      const [traces, layout] = DRAW[chart.kind](chart);
+      el.dataset.drawn = `${state.view}/${state.metric}/${state.base}/${state.order}`;
+      if (el.querySelector("p.na")) el.innerHTML = "";
+      const subtitle = state.view === "relative" && chart.kind !== "history"
+        ? `${METRIC_NAMES[state.metric]}, % of ${state.base}: higher is faster; ` +
+          (chart.kind === "bars" ? "outlined bars differ significantly" : "▲/▼ significant, ● within noise")
+        : "";
+      Plotly.react(el, traces, {margin: {t: 40, b: 150, l: 70, r: 10}, height: 480, hovermode: "closest",
+                                showlegend: true, legend: {orientation: "h", yref: "container", y: 0, yanchor: "bottom"},
+                                title: {text: subtitle, font: {size: 11}}, ...layout},
+                   {displaylogo: false, responsive: true, toImageButtonOptions: {format: "svg"}});
+    }
+    document.body.dataset.view = `${state.view}/${state.metric}/${state.base}/${state.order}`;
+  }
+
+  function control(label, options, key) {
+    if (options.length < 2) return "";
+    const opts = options.map(([value, text]) => `<option value="${value}"${value === state[key] ? " selected" : ""}>${text}</option>`);
+    return `<label>${label} <select data-key="${key}">${opts.join("")}</select></label>`;
+  }
+  function toolbar() {
+    const bar = document.getElementById("toolbar");
+    const names = Object.fromEntries(charts.flatMap(c => (c.series || []).map(s => [s.key, s.legend])));
+    const views = [["relative", "relative (% of baseline)"], ["absolute", "absolute"]];
+    let html = control("view", data.history ? [["absolute", "absolute"], ["relative", "% of first point"]] : views, "view");
+    html += control("baseline", data.history ? [] : seriesKeys.map(k => [k, names[k]]), "base");
+    html += control("metric", metrics.map(m => [m, METRIC_NAMES[m]]), "metric");
+    if (data.history) html += control("order", [["version", "by version"], ["date", "by date"]], "order");
+    html += " " + seriesKeys.map(k => `<label class="lib"><input type="checkbox" data-series="${k}"${state.hidden.has(k) ? "" : " checked"}>` +
+                                      `<span style="color:${colour(k)}">■</span> ${names[k]}</label>`).join(" ");
+    bar.innerHTML = html;
+    bar.querySelectorAll("select").forEach(s => s.addEventListener("change", () => { state[s.dataset.key] = s.value; draw(); }));
+    bar.querySelectorAll("input[data-series]").forEach(box => box.addEventListener("change", () => {
+      box.checked ? state.hidden.delete(box.dataset.series) : state.hidden.add(box.dataset.series); draw(); }));
+  }
+  if (!metrics.includes(state.metric)) state.metric = metrics[0];
+  toolbar();
+  draw();
+})();

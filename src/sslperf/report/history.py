@@ -1,0 +1,129 @@
+"""A case across the stored runs, as asv draws a benchmark across commits:
+one series per library flavor (and variant, and host when there are
+several), its points ordered by library version or by the date of the run.
+Each point is marked with the verdict of `compare`'s test against the
+previous version of its series (or, by date, the previous run of the same
+library), so a step that is only noise is not drawn as one. A bisect's run
+holds the releases it searched, so they appear as points of their own."""
+
+from __future__ import annotations
+
+from sslperf.libs import versions
+from sslperf.report.charts import ALPHA, THRESHOLD, metrics_present, ratio_point
+from sslperf.compare import change
+from sslperf.store import StoredResult
+
+DEFAULT_VARIANTS = ("", "default", "unknown")
+
+
+def series_key(result: StoredResult, several_hosts: bool) -> str:
+    key = result.flavor or result.measurement.lib
+    if result.variant not in DEFAULT_VARIANTS:
+        key += f"+{result.variant}"
+    if result.environment.get("mask"):          # a CPU-masked run measures another machine, in effect
+        key += f"@{result.environment['mask']}"
+    return f"{key} on {result.host or 'an unnamed host'}" if several_hosts else key
+
+
+def version_label(result: StoredResult) -> str:
+    """`openssl 3.0.8`; a build of a commit (NAME-VERSION-gSHA, from `bisect --git`) keeps its commit."""
+    if not result.version:
+        return result.measurement.lib
+    commit = result.measurement.lib.partition(f"-{result.version}-g")[2]
+    return f"{result.flavor} {result.version}" + (f" g{commit}" if commit else "")
+
+
+def pairable(a: StoredResult, b: StoredResult) -> bool:
+    """Two results taken side by side in one interleaved run. A bisect's
+    run gathers the measurements of all its steps, which were not."""
+    return a.run_id == b.run_id and a.source != "sslperf bisect"
+
+
+def search_position(result: StoredResult) -> int:
+    """Where a bisect placed this library in the history it searched (0 elsewhere):
+    commits of one version are ordered by it."""
+    points = (result.settings.get("bisect") or {}).get("points") or []
+    lib = result.measurement.lib
+    tokens = [str(p).split(" ")[0] for p in points]
+    return next((i for i, t in enumerate(tokens) if t and (t == lib or lib.endswith(t))), 0)
+
+
+def _verdict(earlier: StoredResult, later: StoredResult, metric: str, floors) -> dict | None:
+    point = ratio_point(change(earlier.measurement, later.measurement, metric, THRESHOLD, ALPHA,
+                               paired=pairable(earlier, later), floors=floors))
+    return point and {**point, "vs": f"{version_label(earlier)} (run {earlier.run_id})"}
+
+
+def _point(result: StoredResult, key: str, rank: int, metrics: list[str]) -> dict:
+    figures = {}
+    for metric in metrics:
+        s = result.measurement.summary(metric)
+        if s is not None:
+            figures[metric] = {"y": s.median, "lo": s.ci_low, "hi": s.ci_high, "n": s.n}
+    return {"series": key, "lib": result.measurement.lib, "version": result.version or "?",
+            "version_label": version_label(result), "rank": rank, "date": result.started.replace("T", " ")[:19],
+            "run": result.run_id, "host": result.host, "source": result.source, "metrics": figures,
+            "verdicts": {"version": {}, "date": {}}}
+
+
+def case_chart(chart_id: str, results: list[StoredResult], several_hosts: bool, floors=None) -> dict | None:
+    """One case's history chart, or None when no run measured it."""
+    if not results:
+        return None
+    order = sorted({version_label(r): (r.flavor, versions.sort_key(r.version or "0"), search_position(r))
+                    for r in results}.items(), key=lambda item: item[1])
+    version_order = [label for label, _ in order]
+    metrics = metrics_present([r.measurement for r in results])
+    keys = list(dict.fromkeys(series_key(r, several_hosts) for r in results))
+    points = [_point(r, series_key(r, several_hosts), version_order.index(version_label(r)), metrics)
+              for r in results]
+    for key in keys:
+        members = [(p, r) for p, r in zip(points, results) if p["series"] == key]
+        # By version: each point against the newest run of the version before it in the series.
+        by_version = sorted(members, key=lambda pr: (pr[0]["rank"], pr[1].started))
+        newest: dict[int, StoredResult] = {}
+        for point, result in by_version:
+            earlier_ranks = [rank for rank in newest if rank < point["rank"]]
+            if earlier_ranks:
+                earlier = newest[max(earlier_ranks)]
+                for metric in metrics:
+                    point["verdicts"]["version"][metric] = _verdict(earlier, result, metric, floors)
+            newest[point["rank"]] = result
+        # By date: each point against the previous run of the very same library.
+        previous: dict[str, StoredResult] = {}
+        for point, result in sorted(members, key=lambda pr: pr[1].started):
+            earlier = previous.get(result.measurement.lib)
+            if earlier is not None:
+                for metric in metrics:
+                    point["verdicts"]["date"][metric] = _verdict(earlier, result, metric, floors)
+            previous[result.measurement.lib] = result
+    first = results[0].measurement
+    return {"id": chart_id, "title": first.label, "note": f"{first.case} ({first.group})", "kind": "history",
+            "unit": first.unit, "metrics": metrics, "series": [{"key": k, "legend": k} for k in keys],
+            "points": points, "version_order": version_order}
+
+
+def history_charts(results: list[StoredResult], floors=None) -> list[dict]:
+    by_case: dict[str, list[StoredResult]] = {}
+    for result in results:
+        by_case.setdefault(result.measurement.case, []).append(result)
+    several_hosts = len({r.host for r in results}) > 1      # one naming of the series on every chart
+    charts = [case_chart(f"history-{index}", rows, several_hosts, floors)
+              for index, rows in enumerate(by_case.values())]
+    return [c for c in charts if c]
+
+
+def render(charts: list[dict], out, patterns: tuple[str, ...], hosts: list[str], runs: int) -> str:
+    from html import escape
+
+    from sslperf.report import page
+
+    intro = (f"<p>{len(charts)} case{'s' if len(charts) != 1 else ''} matching "
+             f"<b>{escape(' '.join(patterns))}</b> across {runs} stored run{'s' if runs != 1 else ''} on "
+             f"{escape(', '.join(hosts) or 'no host')}. A series is one library flavor (and variant, and host when "
+             "there are several). ▲ / ▼ (large markers) mark a significant change against the previous version "
+             "(by date: the previous run of the same library); hover a point for the test, its p and method. "
+             "Runs of one machine only compare with each other honestly: across hosts use the hosts page.</p>")
+    body = page.chart_divs(charts)
+    return page.render("sslperf history", "history.html", out, intro, body,
+                       {"charts": charts, "default_view": "absolute", "history": True})

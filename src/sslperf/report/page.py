@@ -1,0 +1,111 @@
+"""The frame every report page shares: style, the links between the pages
+of one report directory, the toolbar, and the charts' data with Plotly and
+the drawing script embedded, so a page opens offline and asks the network
+for nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from html import escape
+from importlib import resources
+from pathlib import Path
+
+CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1280px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+nav a { margin-right: 1.2em; } nav a.here { font-weight: 600; color: #222; text-decoration: none; }
+table { border-collapse: collapse; margin: 0.8em 0; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-align: top; }
+th:first-child, td:first-child { text-align: left; }
+table.facts td { text-align: left; } th { background: #f4f4f4; }
+.best { color: #1a7f37; font-weight: 600; }
+.ci { color: #888; font-size: 0.85em; } .noisy { color: #b35900; }
+.faster { color: #1a7f37; } .slower { color: #cf222e; font-weight: 600; } .same { color: #888; }
+.warn { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.4em 0.8em; margin: 0.4em 0; }
+.na { color: #999; }
+#toolbar { position: sticky; top: 0; background: #fafafa; border: 1px solid #ddd; padding: 0.5em 0.8em; z-index: 10; }
+#toolbar label { margin-right: 1em; white-space: nowrap; }
+.chart { border: 1px solid #eee; margin: 0.8em 0; min-height: 200px; }
+.chart-title { font-weight: 600; margin-top: 1.2em; } .chart-note { color: #666; font-size: 0.9em; }
+figure { display: inline-block; margin: 1em 1em 1em 0; vertical-align: top; }
+figure img { max-width: 100%; border: 1px solid #eee; }
+"""
+
+PAGES = (("report.html", "this run"), ("history.html", "history"), ("hosts.html", "hosts"))
+
+
+def _script(text: str) -> str:
+    """Text safe inside <script>: no `</script` can end the element early (in
+    JSON and in JavaScript strings `<\\/` reads as `</`)."""
+    return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE)
+
+
+def plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def nav(out: Path, here: str) -> str:
+    """Links to the other pages in `out` (the report, history and hosts pages of one directory)."""
+    links = []
+    for name, title in PAGES:
+        if name == here:
+            links.append(f"<a class='here' href='{name}'>{title}</a>")
+        elif (out / name).exists():
+            links.append(f"<a href='{name}'>{title}</a>")
+    return "<nav>" + "".join(links) + "</nav>" if len(links) > 1 else "<nav></nav>"
+
+
+def relink(out: Path) -> None:
+    """Give every page in `out` links to all the others, once they are all written."""
+    for name, _ in PAGES:
+        path = out / name
+        if path.exists():
+            text = path.read_text()
+            start, end = text.find("<nav>"), text.find("</nav>")
+            if 0 <= start < end:
+                path.write_text(text[:start] + nav(out, name) + text[end + len("</nav>"):])
+
+
+def chart_divs(charts: list[dict]) -> str:
+    """A titled placeholder per chart, filled by the script."""
+    parts = []
+    for chart in charts:
+        note = f"<div class='chart-note'>{escape(chart['note'])}</div>" if chart.get("note") else ""
+        parts.append(f"<div class='chart-title'>{escape(chart['title'])}</div>{note}"
+                     f"<div class='chart' id='{escape(chart['id'])}'></div>")
+    return "\n".join(parts)
+
+
+def render(title: str, here: str, out: Path, intro: str, body: str, data: dict) -> str:
+    """A whole page. `data` holds `charts` (see report.charts) and the toolbar's defaults."""
+    generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    app = resources.files("sslperf.report").joinpath("dashboard.js").read_text()
+    payload = _script(json.dumps(data, allow_nan=False, default=str))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>{CSS}</style>
+<script>{_script(plotly_js())}</script></head>
+<body>
+{nav(out, here)}
+<h1>{escape(title)}</h1>
+{intro}
+<p class='chart-note'>Generated {generated} by sslperf. Hover a point for its figures, CI and n; click a legend
+entry to hide a series; the toolbar switches views. Everything is in this file: it loads nothing from the network.</p>
+<div id="toolbar"></div>
+{body}
+<script type="application/json" id="sslperf-data">{payload}</script>
+<script>{_script(app)}</script>
+</body></html>
+"""
+
+
+def write(out: Path, name: str, text: str) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / name
+    path.write_text(text)
+    return path
