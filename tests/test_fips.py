@@ -123,3 +123,21 @@ def test_provider_fips_on_a_library_without_a_fips_module_is_a_clear_error(sslpe
     result = run_cli("speed", "--lib", "system", "--provider", "fips", "--case", "digest/sha256/64")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "has no FIPS module" in result.stderr
+
+
+@pytest.mark.slow
+def test_recommend_fips_leaves_out_what_the_module_refuses_and_says_the_cost(built_fips, built_openssl3,
+                                                                             in_e2e_cache):
+    result = run_cli("recommend", "--lib", "openssl-3.6", "--fips", "--fips-module", built_fips, "--no-store",
+                     timeout=1200)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "FIPS: only what the FIPS module offers: no ChaCha20-Poly1305" in out
+    assert "CHACHA20" not in out.split("settings:")[1]              # never in the settings printed
+    assert re.search(r"without ChaCha20 such clients pay \d+\.\d× the record cost", out)
+    assert "openssl-3.6.3:fips-3.0.8" in out
+
+
+def test_recommend_fips_module_without_fips_is_a_clear_error(sslperf_dirs):
+    result = run_cli("recommend", "--fips-module", "openssl-3.0.8+fips")
+    assert result.returncode == 2 and "--fips-module applies to --fips" in result.stderr
