@@ -64,11 +64,7 @@ def find_libs(names: tuple[str, ...]):
 
     libs = []
     for name in names or ("system",):
-        base, _, provider = name.partition(":")
-        if provider.split("=")[0] == "fips":
-            libs.append(fips.from_spec(installed.find(base), provider, installed.find))
-        else:
-            libs.append(installed.find(name))
+        libs.append(fips.from_spec(name, installed.find) if ":" in name else installed.find(name))
     if len({lib.name for lib in libs}) != len(libs):
         raise SslperfError("The same library is named twice; name each library once.")
     return libs

@@ -71,6 +71,7 @@ def _run_report(store, run_ids, out: Path, formats, metric: str, baseline: str |
 
     runs = [store.load(run_id) for run_id in run_ids]
     run = merge(runs)
+    hosts = {r.environment.get("host") for r in runs}
     names = [lib.name for lib in run.libs]
     if baseline and baseline not in names:
         raise SslperfError(f"--baseline {baseline} is not a library of the report ({', '.join(names)}).",
@@ -80,7 +81,8 @@ def _run_report(store, run_ids, out: Path, formats, metric: str, baseline: str |
     figures = plots.all_figures(run, out, image_formats, metric) if image_formats else []
     written = [path for figure in figures for path in figure.files]
     if "html" in wanted:
-        written.append(html.write(run, figures, out, metric, _floors(store, run.environment.get("host")), baseline))
+        floors = _floors(store, hosts.pop() if len(hosts) == 1 else None)      # one host's floor, or none
+        written.append(html.write(run, figures, out, metric, floors, baseline))
     elif not written:
         measured = sum(1 for m in run.measurements if m.status == "ok")
         raise SslperfError(

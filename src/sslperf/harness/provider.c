@@ -1,10 +1,13 @@
 /* The provider a run asks for (OpenSSL 3.x). With SSLPERF_FIPS_CONFIG set,
  * the default library context loads that configuration, which activates the
  * FIPS provider (and the base provider, for key encodings) and nothing
- * else, and every fetch asks for fips=yes. The module's self-tests and its
- * integrity check run as it loads; if it does not come up, the harness
- * refuses to run rather than fall back to the default provider.
- * OPENSSL_MODULES names the directory the module is loaded from. */
+ * else, and every fetch asks for fips=yes. The module checks its integrity
+ * as it loads (and runs its known-answer tests unless its fipsmodule.cnf
+ * records them as passed at install, as 3.0's does); if it does not come up,
+ * or the default provider is active too, the harness refuses to run rather
+ * than fall back. OPENSSL_MODULES names the directory the module is loaded
+ * from; OPENSSL_CONF points at the same private configuration, so no other
+ * openssl.cnf is read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +76,9 @@ void sp_provider_setup(void)
         sp_append_errors(why, sizeof(why));
         refuse(why);
     }
+    if (OSSL_PROVIDER_available(NULL, "default"))
+        refuse("the default provider is active beside the FIPS provider (an openssl.cnf activates it); "
+               "sslperf runs FIPS columns with the FIPS and base providers only");
     if (!EVP_set_default_properties(NULL, "fips=yes"))
         refuse("cannot set the default properties to fips=yes");
     fips_active = 1;
@@ -117,15 +123,16 @@ void sp_provider_info(void)
 #endif
 }
 
-/* A case the FIPS provider does not serve: say so (n/a), with the library's own reason. */
+/* A case the library calls n/a while only the FIPS provider serves it: say
+ * which provider did not offer it. Errors stay errors: they are not the
+ * module's choice and must not read as one. */
 void sp_provider_explain(prep_result *res)
 {
-    if (!fips_active || res->status == PREP_OK || res->status == PREP_UNKNOWN)
+    if (!fips_active || res->status != PREP_NA)
         return;
     char original[REASON_MAX];
     snprintf(original, sizeof(original), "%s", res->reason);
     snprintf(res->reason, sizeof(res->reason), "not offered by the FIPS provider (fips=yes): %.200s", original);
-    res->status = PREP_NA;
 }
 
 /* `fetch digest|cipher|mac|signature|keyexch NAME`: which provider serves NAME

@@ -53,10 +53,10 @@ def install_steps(make: str, destdir: Path) -> list[list[str]]:
     return [[make, "install_fips", f"DESTDIR={destdir}"]]
 
 
-def self_test(staged_prefix: Path) -> tuple[list[str], str]:
-    """`openssl fipsinstall` on the staged module: the argv and the config it writes."""
-    return ([str(staged_prefix / "bin" / "openssl"), "fipsinstall", "-module", str(staged_prefix / MODULE),
-             "-out", str(staged_prefix / MODULE_CONFIG)], str(staged_prefix / MODULE_CONFIG))
+def self_test(staged_prefix: Path) -> list[str]:
+    """`openssl fipsinstall` on the staged module: runs its self-tests and writes its fipsmodule.cnf."""
+    return [str(staged_prefix / "bin" / "openssl"), "fipsinstall", "-module", str(staged_prefix / MODULE),
+            "-out", str(staged_prefix / MODULE_CONFIG)]
 
 
 def passed(output: str) -> bool:
@@ -65,10 +65,6 @@ def passed(output: str) -> bool:
 
 def has_module(lib: Lib) -> bool:
     return lib.prefix is not None and (lib.prefix / MODULE).exists() and (lib.prefix / MODULE_CONFIG).exists()
-
-
-def module_version(lib: Lib) -> str:
-    return lib.version
 
 
 _CONFIG_DIRS: list[Path] = []
@@ -95,6 +91,9 @@ def config_text(module_lib: Lib) -> str:
 
 def with_module(lib: Lib, module_lib: Lib) -> Lib:
     """`lib` run with the FIPS module of `module_lib` (a +fips build, maybe `lib` itself)."""
+    if lib.base is not None:
+        raise SslperfError(f"{lib.name} already runs with a FIPS module; name each module once.",
+                           hint="Use either NAME:fips=MODULE or --provider fips --fips-module MODULE, not both.")
     if lib.flavor not in ("openssl", "system") or versions.sort_key(lib.version) < versions.sort_key("3.0.0"):
         raise SslperfError(f"{lib.name} cannot load a FIPS provider: only OpenSSL 3.0 and later have providers.",
                            hint="Leave it out of --provider fips runs, or measure it with --provider default.")
@@ -103,18 +102,21 @@ def with_module(lib: Lib, module_lib: Lib) -> Lib:
                            hint=f"Build one with the fips variant: `sslperf libs build openssl-{VALIDATED[-1]}+fips`.")
     config = _private_dir() / "openssl-fips.cnf"
     config.write_text(config_text(module_lib))
-    name = f"{lib.name}:fips-{module_version(module_lib)}"
-    env = {**lib.env, "SSLPERF_FIPS_CONFIG": str(config), "OPENSSL_MODULES": str(module_lib.prefix / MODULE.parent)}
+    name = f"{lib.name}:fips-{module_lib.version}"
+    env = {**lib.env, "SSLPERF_FIPS_CONFIG": str(config), "OPENSSL_CONF": str(config),
+           "OPENSSL_MODULES": str(module_lib.prefix / MODULE.parent)}
     return dataclasses.replace(lib, name=name, env=env, base=lib.base or lib.name)
 
 
-def from_spec(lib: Lib, spec: str, find) -> Lib:
-    """`fips` (the library's own module) or `fips=LIB` (that +fips build's module), from `--lib NAME:SPEC`."""
+def from_spec(name: str, find) -> Lib:
+    """`NAME:fips` (the library's own module) or `NAME:fips=LIB` (that +fips build's module), from --lib."""
+    base, _, spec = name.partition(":")
     kind, _, module = spec.partition("=")
     if kind != "fips":
-        raise SslperfError(f"`{lib.name}:{spec}` names no provider sslperf knows.",
+        raise SslperfError(f"`{name}` names no provider sslperf knows after the `:`.",
                            hint="Write NAME:fips (its own FIPS module) or NAME:fips=openssl-3.1.2+fips (another "
                                 "build's module).")
+    lib = find(base)
     return with_module(lib, find(module) if module else lib)
 
 

@@ -6,11 +6,12 @@ across worker processes otherwise) — so the page switches views without
 computing statistics itself.
 
 A chart has categories on x (cases, libraries) or buffer sizes (drawn on a
-log-2 axis), and series (libraries, or hosts). A cell is a Measurement and
+log axis with a tick at each size), and series (libraries, or hosts). A cell is a Measurement and
 the run it came from; only cells of one run are paired."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,7 +41,7 @@ def _point(m: Measurement, metric: str) -> dict | None:
 
 def ratio_point(found) -> dict | None:
     """A compare.Change as the page reads it: % of the baseline, its CI, p, verdict and method."""
-    if found is None:
+    if found is None or not math.isfinite(found.ratio):     # a zero baseline (an imported 0.00) has no ratio
         return None
     return {"y": 100 * found.ratio, "lo": None if found.low is None else 100 * found.low,
             "hi": None if found.high is None else 100 * found.high, "p": found.p, "verdict": found.verdict,

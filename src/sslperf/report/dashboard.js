@@ -11,10 +11,14 @@
   const state = {view: data.default_view || "relative", metric: metrics[0], base: data.baseline || seriesKeys[0],
                  order: "version", hidden: new Set()};
   for (const part of location.hash.replace(/^#/, "").split("&")) {
-    const [key, value] = part.split("=").map(decodeURIComponent);
+    let key, value;
+    try { [key, value] = part.split("=").map(decodeURIComponent); } catch (e) { continue; }   // a stray %
+    if (!value) continue;
     if (key === "hide") value.split(",").forEach(v => state.hidden.add(v));
-    else if (key in state && value) state[key] = value;
+    else if (["view", "metric", "base", "order"].includes(key)) state[key] = value;
   }
+  const esc = text => String(text).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+                                                             "'": "&#39;"})[c]);
   const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
                    "#bcbd22", "#17becf"];
   const colour = key => palette[Math.max(0, seriesKeys.indexOf(key)) % palette.length];
@@ -41,18 +45,25 @@
     return `${pct(r.y)} vs ${base}${ci}<br>${verdict}${p} (${r.method})`;
   }
   const symbol = v => (v === "faster" ? "triangle-up" : v === "slower" ? "triangle-down" : "circle");
-  const legendOf = chart => Object.fromEntries((chart.series || []).map(s => [s.key, s.legend]));
+  // Plotly reads names, labels and hover text as a little HTML: what came from outside (library and host
+  // names, imported algorithm names) is escaped first.
+  const legendOf = chart => Object.fromEntries((chart.series || []).map(s => [s.key, esc(s.legend)]));
+  for (const chart of charts) chart.x_labels = (chart.x_labels || []).map(esc);
 
   function traceBase(key, legend) {
     return {name: legend, legendgroup: key, marker: {color: colour(key)},
             visible: state.hidden.has(key) ? "legendonly" : true, hoverinfo: "text"};
   }
 
+  // The view a chart is drawn in: relative only where the baseline has figures in it.
+  const relativeHere = chart => state.view === "relative" && chart.relative && chart.relative[state.metric]
+                                 && chart.relative[state.metric][state.base];
+
   function sizeChart(chart) {
     const legend = legendOf(chart);
     const xaxis = {type: "log", title: {text: "buffer size (bytes, log scale)"}, tickvals: chart.x,
                    ticktext: chart.x_labels};
-    if (state.view === "relative" && chart.relative[state.metric][state.base]) {
+    if (relativeHere(chart)) {
       const rel = chart.relative[state.metric][state.base];
       const traces = Object.entries(rel).map(([key, points]) => {
         const xs = [], ys = [], plus = [], minus = [], text = [], symbols = [];
@@ -80,7 +91,7 @@
 
   function barsChart(chart) {
     const legend = legendOf(chart);
-    if (state.view === "relative" && chart.relative[state.metric][state.base]) {
+    if (relativeHere(chart)) {
       const rel = chart.relative[state.metric][state.base];
       const traces = Object.entries(rel).map(([key, points]) => {
         const xs = [], ys = [], plus = [], minus = [], text = [], lines = [];
@@ -138,11 +149,11 @@
       const verdictOf = p => (p.verdicts[byVersion ? "version" : "date"] || {})[state.metric];
       const newest = byVersion ? points.filter((p, i) => i === points.length - 1 || points[i + 1].rank !== p.rank) : points;
       const earlier = points.filter(p => !newest.includes(p));
-      const trace = (members, extra) => ({...traceBase(s.key, s.legend), type: "scatter",
+      const trace = (members, extra) => ({...traceBase(s.key, esc(s.legend)), type: "scatter",
         x: members.map(p => byVersion ? p.version_label : p.date), y: members.map(p => p.metrics[state.metric].y * factor),
         text: members.map(p => { const m = p.metrics[state.metric], v = verdictOf(p);
-          return `${s.legend}: ${p.lib} (${p.version})<br>run ${p.run}, ${p.date}, ${p.source}<br>` +
-                 absText(m, chart.unit, state.metric) + (v ? `<br>vs ${v.vs}: ` + relText(v, "it") : ""); }),
+          return `${esc(s.legend)}: ${esc(p.lib)} (${esc(p.version)})<br>run ${esc(p.run)}, ${esc(p.date)}, ${esc(p.source)}<br>` +
+                 absText(m, chart.unit, state.metric) + (v ? `<br>vs ${esc(v.vs)}: ` + relText(v, "it") : ""); }),
         error_y: {type: "data", visible: true, array: members.map(p => (p.metrics[state.metric].hi - p.metrics[state.metric].y) * factor),
                   arrayminus: members.map(p => (p.metrics[state.metric].y - p.metrics[state.metric].lo) * factor)},
         ...extra});
@@ -166,14 +177,16 @@
     for (const chart of charts) {
       const el = document.getElementById(chart.id);
       if (!chart.metrics.includes(state.metric)) {
+        Plotly.purge(el);
         el.innerHTML = `<p class="na">No ${METRIC_NAMES[state.metric]} figures for this chart.</p>`;
         el.dataset.drawn = "none";
         continue;
       }
       const [traces, layout] = DRAW[chart.kind](chart);
-      el.dataset.drawn = `${state.view}/${state.metric}/${state.base}/${state.order}`;
+      const view = chart.kind === "history" ? state.view : (relativeHere(chart) ? "relative" : "absolute");
+      el.dataset.drawn = `${view}/${state.metric}/${state.base}/${state.order}`;
       if (el.querySelector("p.na")) el.innerHTML = "";
-      const subtitle = state.view === "relative" && chart.kind !== "history"
+      const subtitle = view === "relative" && chart.kind !== "history"
         ? `${METRIC_NAMES[state.metric]}, % of ${state.base}: higher is faster; ` +
           (chart.kind === "bars" ? "outlined bars differ significantly" : "▲/▼ significant, ● within noise")
         : "";
@@ -187,7 +200,8 @@
 
   function control(label, options, key) {
     if (options.length < 2) return "";
-    const opts = options.map(([value, text]) => `<option value="${value}"${value === state[key] ? " selected" : ""}>${text}</option>`);
+    const opts = options.map(([value, text]) =>
+      `<option value="${esc(value)}"${value === state[key] ? " selected" : ""}>${esc(text)}</option>`);
     return `<label>${label} <select data-key="${key}">${opts.join("")}</select></label>`;
   }
   function toolbar() {
@@ -198,8 +212,8 @@
     html += control("baseline", data.history ? [] : seriesKeys.map(k => [k, names[k]]), "base");
     html += control("metric", metrics.map(m => [m, METRIC_NAMES[m]]), "metric");
     if (data.history) html += control("order", [["version", "by version"], ["date", "by date"]], "order");
-    html += " " + seriesKeys.map(k => `<label class="lib"><input type="checkbox" data-series="${k}"${state.hidden.has(k) ? "" : " checked"}>` +
-                                      `<span style="color:${colour(k)}">■</span> ${names[k]}</label>`).join(" ");
+    html += " " + seriesKeys.map(k => `<label class="lib"><input type="checkbox" data-series="${esc(k)}"${state.hidden.has(k) ? "" : " checked"}>` +
+                                      `<span style="color:${colour(k)}">■</span> ${esc(names[k])}</label>`).join(" ");
     bar.innerHTML = html;
     bar.querySelectorAll("select").forEach(s => s.addEventListener("change", () => { state[s.dataset.key] = s.value; draw(); }));
     bar.querySelectorAll("input[data-series]").forEach(box => box.addEventListener("change", () => {

@@ -109,8 +109,9 @@ def _results_tables(run: Run, metric: str, winners: dict[str, str]) -> str:
                                  f"{'<br><small>' + escape(m.reason) + '</small>' if m.reason else ''}</td>")
             rows.append(f"<tr><td>{escape(label)}</td>{''.join(cells)}</tr>")
         parts.append(f"<h3>{escape(group)}</h3><table>{''.join(rows)}</table>")
-    return ("<p>Median ± the 95% CI half-width and n. ★ marks a library significantly faster than every other "
-            "(no ★: the fastest are within noise of each other).</p>" + "\n".join(parts))
+    return ("<p>Median ± the 95% CI half-width and n. ★ marks a library alone in first place of the ranking: "
+            "significantly faster than the next best (no ★: the fastest are within noise of each other).</p>"
+            + "\n".join(parts))
 
 
 def _rankings(rankings) -> str:
@@ -129,13 +130,13 @@ def _rankings(rankings) -> str:
     return "\n".join(parts)
 
 
-def _verdicts(run: Run, metric: str) -> str:
+def _verdicts(run: Run, metric: str, floors=None) -> str:
     if len(run.libs) < 2:
         return "<p>One library only: nothing to compare.</p>"
     runs = lib_runs(run)
     # One column per library, under the run it came from: only libraries of one run are paired.
     columns = [Column(lib.name, runs.get(lib.name, run.id), lib.name) for lib in run.libs]
-    result = compare(columns, {c.run_id: run for c in columns}, metric)
+    result = compare(columns, {c.run_id: run for c in columns}, metric, floors=floors)
     head = "<tr><th>case</th>" + "".join(f"<th>{escape(c.label)} vs {escape(columns[0].label)}</th>"
                                          for c in columns[1:]) + "</tr>"
     rows = [head]
@@ -189,7 +190,7 @@ def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", flo
 <h2>Warnings</h2>{warnings}
 <h2>Rankings</h2>{_rankings(rankings)}
 <h2>Results</h2>{_results_tables(run, metric, winners)}
-<h2>Verdicts</h2>{_verdicts(run, metric)}
+<h2>Verdicts</h2>{_verdicts(run, metric, floors)}
 <h2>Figures as files</h2>{_exports(figures, out)}"""
     return page.render("sslperf report", "report.html", out, intro, body, data)
 

@@ -183,7 +183,7 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
                        "protocol group certificate client-SSL_CTX", libs)
     table.caption, table.caption_justify = _star_caption(libs), "left"
     for per_lib in rows.values():
-        best = (fastest or _fastest_in(None))(per_lib, metric)
+        best = fastest(per_lib, metric)
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
@@ -212,7 +212,7 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     table = _lib_table(f"{group} ({what}; send / receive time per write)", "protocol suite write size", libs)
     table.caption, table.caption_justify = _star_caption(libs), "left"
     for per_lib in rows.values():
-        best = (fastest or _fastest_in(None))(per_lib, metric)
+        best = fastest(per_lib, metric)
         cells = []
         for lib in libs:
             m = per_lib.get(lib)
