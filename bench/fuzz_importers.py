@@ -14,8 +14,14 @@ crash, counted by its cause.
 
     .venv/bin/python bench/fuzz_importers.py [--count 300000] [--seed 1] [--jobs 2] [--via stdin,file,bytes]
 
-Prints inputs, accepted, rejected and crashes (by cause, with the first
-tracebacks) and the wall time; exits 1 on any crash. An accepted run equal
+Each import has a time budget (BUDGET_S + BUDGET_S_PER_MB per megabyte of
+input; an import still going after HARD_STOP_S is stopped): an input over it
+is a failure too, so an importer that is slower than linear in some input
+(a pattern backtracking over a long run of spaces) is found like a crash.
+
+Prints inputs, accepted, rejected, slow and crashes (by cause, with the
+first tracebacks), the import closest to its budget and the wall time;
+exits 1 on any crash or slow input. An accepted run equal
 in content to one already checked is not stored again, and `stats.describe`
 (a pure function) is memoised, so 300,000 inputs take about 5 minutes on 2
 CPUs. tests/test_import_fuzz.py runs the same fuzzer on 4,000 inputs.
@@ -24,6 +30,7 @@ CPUs. tests/test_import_fuzz.py runs the same fuzzer on 4,000 inputs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
@@ -31,6 +38,7 @@ import math
 import os
 import random
 import re
+import signal
 import sys
 import tempfile
 import time
@@ -178,10 +186,35 @@ def whitespace(rng, data, pool):
     return _replace(rng, data, re.compile(rb"[ \t]+"), rng.choice((b"", b" ", b"\t", b" " * 40, b"\r")))
 
 
+# What the importers' patterns look for, repeated: a pattern that backtracks over a long run of its own
+# tokens takes time quadratic in the run, which the time budget catches.
+RUN_UNITS = (b" ", b"\t", b"\xc2\xa0", b"0", b"9", b".", b"-", b")", b"(", b":", b"+", b"s", b"k", b"\"", b"[",
+             b" 1", b"1 ", b"1s ", b" in ", b" operations in ", b"(16 bytes)", b" bytes", b" bits ", b"1.00s ",
+             b" ops/sec)", b"+F:", b"+H:1:", b"Did 1 ", b"1.00k ", b"rsa ", b"ecdsa (", b": ", b"\n ", b"\r\n")
+RUN_WEIGHTS = (6, 3, 3) + (1,) * (len(RUN_UNITS) - 3)     # whitespace most: descriptions are split on it
+RUN_LENGTHS = (1000, 4000, 4096, 4097, 20_000, 100_000, 1_000_000)
+
+
+def long_run(rng, data, pool):
+    """A run of up to a megabyte of one character or token, inside a line (often where whitespace was:
+    inside a description) or as a whole line."""
+    [unit] = rng.choices(RUN_UNITS, RUN_WEIGHTS)
+    run = unit * max(1, rng.choice(RUN_LENGTHS) // len(unit))
+    spaces = [m.start() for m in re.finditer(rb"[ \t]", data)]
+    if spaces and rng.random() < 0.6:
+        at = rng.choice(spaces)
+        return data[:at] + run + data[at:]
+    if rng.random() < 0.5:
+        lines = _lines(data)
+        lines[rng.randrange(len(lines))] = run
+        return b"\n".join(lines)
+    return _insert(rng, data, run)
+
+
 MUTATORS = {f.__name__: (f, weight) for f, weight in (
     (flip_bytes, 4), (inflate_digits, 4), (huge_number, 4), (zero_size, 2), (duplicate_line, 2),
     (delete_line, 2), (swap_lines, 1), (splice, 2), (truncate, 1), (nest, 1), (json_value, 2), (non_utf8, 2),
-    (control, 1), (long_name, 1), (whitespace, 1))}
+    (control, 1), (long_name, 1), (whitespace, 1), (long_run, 2))}
 LIB_NAMES = ("openssl-3.6.3", "aws-lc", "boringssl-prod", "libressl-2.8.3-" + "9" * 100, "x" * 300, "bad\x00name")
 
 
@@ -259,14 +292,46 @@ def content(run) -> str:
     return repr((run.settings, run.environment, run.warnings, run.complete, run.libs, run.measurements))
 
 
+# The time budget of one import (the import alone, not the store round trip of an accepted run): an
+# importer linear in its input reads a megabyte of the worst lines seen (half a million blank ones) in
+# under a second; one quadratic in a line's length took 9.5 s on 100 KB. An import still going at
+# HARD_STOP_S is stopped and counted.
+BUDGET_S = 0.25
+BUDGET_S_PER_MB = 3.0
+HARD_STOP_S = 10.0
+
+
+def budget(size: int) -> float:
+    """Seconds an import of `size` bytes may take."""
+    return BUDGET_S + BUDGET_S_PER_MB * size / 1e6
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop(signum, frame):
+    raise _Stopped
+
+
+@contextlib.contextmanager
+def hard_stop(seconds: float):
+    """Raise _Stopped in the import after `seconds` (the regular-expression engine checks for signals)."""
+    previous = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def fuzz_one(rng: random.Random, pool, store: Store, index: int, checked: set | None = None,
              vias: tuple[str, ...] = VIAS) -> tuple[str, str | None, str | None, float]:
-    """("accepted" | "rejected" | "crash", cause, description of the input,
-    seconds the import and its checks took)."""
+    """("accepted" | "rejected" | "slow" | "crash", cause, description of the
+    input, seconds the import took)."""
     name, data, applied, options = make_input(rng, pool, vias)
-    began = time.perf_counter()
-    outcome, why, detail = _import_and_check(name, data, applied, options, store, index, checked)
-    return outcome, why, detail, time.perf_counter() - began
+    return _import_and_check(name, data, applied, options, store, index, checked)
 
 
 def _import_and_check(name, data, applied, options, store, index, checked):
@@ -274,16 +339,28 @@ def _import_and_check(name, data, applied, options, store, index, checked):
     `checked` was already saved, loaded and exported and is not again: most
     accepted inputs give a run seen before (a mutation in a progress line,
     the same line duplicated)."""
-    described = f"{name} + {', '.join(applied)} via {options['via']}, fmt={options['fmt']}"
+    described = f"{name} + {', '.join(applied)} via {options['via']}, fmt={options['fmt']}, {len(data):,} bytes"
+    began = time.perf_counter()
     try:
-        run = parse_as_cli(name, data, **options)
+        with hard_stop(HARD_STOP_S):
+            run = parse_as_cli(name, data, **options)
+    except _Stopped:
+        return "slow", f"still importing after {HARD_STOP_S:g} s ({', '.join(sorted(set(applied)))})", described, \
+            time.perf_counter() - began
     except ImportFailed as exc:
+        took = time.perf_counter() - began
         message = str(exc)
         if "\n" in message or len(message) > 2000:
-            return "crash", "ImportFailed message not one short paragraph", f"{described}\n{message[:500]}"
-        return "rejected", None, None
+            return "crash", "ImportFailed message not one short paragraph", f"{described}\n{message[:500]}", took
+        if took > budget(len(data)):
+            return "slow", _over(applied), f"{described}: {took * 1000:.0f} ms", took
+        return "rejected", None, None, took
     except Exception as exc:            # noqa: BLE001 — every other exception is what we count
-        return "crash", cause(exc), described + "\n" + "".join(traceback.format_exception(exc))
+        return "crash", cause(exc), described + "\n" + "".join(traceback.format_exception(exc)), \
+            time.perf_counter() - began
+    took = time.perf_counter() - began
+    if took > budget(len(data)):
+        return "slow", _over(applied), f"{described}: {took * 1000:.0f} ms", took
     try:
         key = content(run) if checked is not None else None
         if key is None or key not in checked:
@@ -291,8 +368,13 @@ def _import_and_check(name, data, applied, options, store, index, checked):
             if key is not None:
                 checked.add(key)
     except Exception as exc:            # noqa: BLE001
-        return "crash", "accepted, then " + cause(exc), described + "\n" + "".join(traceback.format_exception(exc))
-    return "accepted", None, None
+        return "crash", "accepted, then " + cause(exc), described + "\n" + "".join(traceback.format_exception(exc)), \
+            took
+    return "accepted", None, None, took
+
+
+def _over(applied: list[str]) -> str:
+    return f"over the time budget ({', '.join(sorted(set(applied)))})"
 
 
 def cache_summaries() -> None:
@@ -312,18 +394,24 @@ def fuzz(count: int, seed: int, start: int = 0, vias: tuple[str, ...] = VIAS, ur
     """Inputs start … start+count-1 of the stream `seed` (each input has its
     own generator, so a shard gives the same inputs as a single run)."""
     pool = samples()
+    for name, data in pool:              # warm up: the first import pays for imports and pattern compiles
+        with contextlib.suppress(ImportFailed):
+            importers.parse(data, None, None, name)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(url or f"sqlite:///{tmp}/fuzz.db")
         outcomes: Counter = Counter()
         causes: Counter = Counter()
         checked: set = set()
         examples: dict[str, str] = {}
-        slowest = (0.0, "")
+        slowest = (0.0, "")                 # the import that used the largest share of its budget
         for index in range(start, start + count):
             rng = random.Random(f"{seed}:{index}")
-            outcome, why, detail, took = fuzz_one(rng, pool, store, index, checked, vias)
-            if took > slowest[0]:
-                slowest = (took, f"input {index}")
+            name, data, applied, options = make_input(rng, pool, vias)
+            outcome, why, detail, took = _import_and_check(name, data, applied, options, store, index, checked)
+            share = took / budget(len(data))
+            if share > slowest[0]:
+                slowest = (share, f"input {index}: {took * 1000:.0f} ms for {len(data):,} bytes "
+                                  f"({', '.join(applied)})")
             outcomes[outcome] += 1
             if why:
                 causes[why] += 1
@@ -379,14 +467,15 @@ def main() -> int:
           "CSV and JSON)")
     print(f"rejected  {outcomes['rejected']}  (ImportFailed, one paragraph)")
     print(f"crashes   {outcomes['crash']}  ({100 * outcomes['crash'] / max(total, 1):.3f}%)")
+    print(f"slow      {outcomes['slow']}  (an import over its budget of {BUDGET_S * 1000:.0f} ms + "
+          f"{BUDGET_S_PER_MB * 1000:.0f} ms per MB)")
     for why, n in causes.most_common():
         print(f"  {n:8d}  {why}")
     for why in list(examples)[:args.show]:
         print(f"\n--- first input of cause: {why}\n{examples[why]}")
-    print(f"wall time {wall:.1f} s with {jobs} process{'es' if jobs > 1 else ''} "
-          f"({total / wall:.0f} inputs/s); slowest import {slowest[0] * 1000:.0f} ms ({slowest[1]}, with its store "
-          "round trip if accepted)")
-    return 1 if outcomes["crash"] else 0
+    print(f"wall time {wall:.1f} s with {jobs} process{'es' if jobs > 1 else ''} ({total / wall:.0f} inputs/s)")
+    print(f"closest to its budget: {slowest[0] * 100:.1f}% of it, {slowest[1]}")
+    return 1 if outcomes["crash"] or outcomes["slow"] else 0
 
 
 if __name__ == "__main__":

@@ -65,3 +65,17 @@ def in_e2e_cache(e2e_env, monkeypatch):
     for key, value in e2e_env.items():
         monkeypatch.setenv(key, value)
     return e2e_env
+
+
+@pytest.fixture
+def sslperf_here(sslperf_dirs, capsys):
+    """The `sslperf` command run inside the test's process: for what ends
+    before any work (option checks, refusals), without a new interpreter."""
+    from sslperf.cli import main
+
+    def invoke(*args) -> subprocess.CompletedProcess:
+        with pytest.raises(SystemExit) as done:
+            main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return subprocess.CompletedProcess(args, done.value.code, captured.out, captured.err)
+    return invoke

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import run_cli
+from conftest import DATA, run_cli
 
 NOT_A_DIR = "/etc/passwd/x"       # a path under a file: no directory can be made there
 
@@ -81,3 +81,70 @@ def test_runs_rm_deletes_exact_or_unique_runs_only(sslperf_dirs):
     result = run_cli("runs", "rm", ids[0])
     assert result.returncode == 0 and f"deleted {ids[0]}" in result.stdout and "1 result)" in result.stdout
     assert [row["id"] for row in json.loads(run_cli("runs", "list", "--json").stdout)] == ids[1:]
+
+
+# ---- numeric options: nan, infinities and values out of range (issue 21) ---------------------------
+
+FLOAT_OPTIONS = [  # (arguments before the option, the option, a value in range)
+    (["speed", "--case", "kex/x25519/derive"], "--time", "5"),
+    (["api"], "--time", "5"),
+    (["tls"], "--time", "5"),
+    (["speed", "--case", "kex/x25519/derive", "--threads", "1"], "--thread-seconds", "1"),
+    (["api", "--threads", "1"], "--thread-seconds", "1"),
+    (["tls", "--threads", "1"], "--thread-seconds", "1"),
+    (["profile", "kex/x25519/derive", "--lib", "system"], "--seconds", "1"),
+    (["offload", "bench"], "--seconds", "1"),
+    (["compare", "a", "b"], "--threshold", "2"),
+    (["compare", "a", "b"], "--alpha", "0.05"),
+    (["compare", "a", "b"], "--fail-above", "5"),
+    (["bisect", "kex/x25519/derive", "--good", "openssl-3.0.0", "--bad", "openssl-3.0.8"], "--threshold", "1"),
+    (["bisect", "kex/x25519/derive", "--good", "openssl-3.0.0", "--bad", "openssl-3.0.8"], "--alpha", "0.05"),
+    (["bisect", "kex/x25519/derive", "--good", "openssl-3.0.0", "--bad", "openssl-3.0.8"], "--time", "30"),
+    (["noise"], "--threshold", "2"),
+]
+
+
+@pytest.mark.parametrize("before, option, _", FLOAT_OPTIONS, ids=[f"{b[0]} {o}" for b, o, _ in FLOAT_OPTIONS])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e400"])
+def test_every_float_option_refuses_non_finite_and_out_of_range_values(sslperf_here, before, option, _, value):
+    result = sslperf_here(*before, f"{option}={value}")
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert f"Invalid value for '{option}'" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_alpha_of_0_or_1_and_fail_above_100_are_refused(sslperf_here):
+    for option, value in (("--alpha", "0"), ("--alpha", "1"), ("--fail-above", "100")):
+        result = sslperf_here("compare", "a", "b", f"{option}={value}")
+        assert result.returncode == 2 and "Invalid value" in result.stderr, (option, value, result.stderr)
+
+
+def test_usage_errors_exit_2_as_the_help_says(sslperf_here):
+    assert "2 a usage error" in " ".join(sslperf_here("--help").stdout.split())
+    for args in (["speed", "--no-such-option"], ["nosuchverb"], ["speed", "--samples", "x"]):
+        assert sslperf_here(*args).returncode == 2, args
+
+
+# ---- small ones (issue 21) -------------------------------------------------------------------------
+
+def test_runs_rm_with_a_short_prefix_asks_for_the_full_id(sslperf_dirs):
+    first = run_cli("import", DATA / "speed" / "openssl-3.0.8-text.txt")
+    assert first.returncode == 0
+    [run_id] = [row["id"] for row in json.loads(run_cli("runs", "list", "--json").stdout)]
+    for prefix in (run_id[:1], run_id[:8]):          # unique, since the store holds one run: still refused
+        result = run_cli("runs", "rm", prefix)
+        assert result.returncode == 2 and "full id" in result.stderr and "nothing was deleted" in result.stderr
+    assert run_cli("runs", "rm", run_id[:15]).returncode == 0
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "..", "x..y", "", " lead", "-dash", "a" * 101, "tab\there"])
+def test_libs_add_takes_plain_names_only(sslperf_here, tmp_path, name):
+    result = sslperf_here("libs", "add", "--prefix", tmp_path, "--", name)
+    assert result.returncode == 2 and "cannot name a library" in result.stderr, result.stderr
+
+
+def test_import_host_is_bounded_and_plain(sslperf_here):
+    for host in ("h" * 300, "a\nb", ""):
+        result = sslperf_here("import", DATA / "speed" / "openssl-3.0.8-text.txt", "--host", host)
+        assert result.returncode == 2 and "host name" in result.stderr, result.stderr
+    assert sslperf_here("runs", "list", "--json").stdout.strip() in ("", "[]")

@@ -102,6 +102,29 @@ def test_speed_under_both_providers_names_each_column_and_says_why_chacha_is_na(
     assert "FIPS module 3.0.8 (OpenSSL FIPS Provider" in shown.stdout
 
 
+@pytest.mark.slow
+def test_a_run_whose_fips_module_fails_its_self_test_exits_1_and_says_so_last(built_fips, built_openssl3,
+                                                                            in_e2e_cache, tmp_path):
+    import shutil
+
+    from sslperf.libs import fips
+
+    copy = tmp_path / "tampered"
+    shutil.copytree(_lib(built_fips).prefix, copy, symlinks=True)
+    config = copy / fips.MODULE_CONFIG
+    mac = re.search(r"module-mac = ([0-9A-F:]+)", config.read_text()).group(1)
+    config.write_text(config.read_text().replace(mac, ("00:" * (mac.count(":") + 1))[:-1]))
+    assert run_cli("libs", "add", "tampered-fips", "--prefix", copy).returncode == 0
+    result = run_cli("speed", "--lib", "openssl-3.6:fips=tampered-fips", "--case", "cipher/aes-128-gcm/encrypt/1024",
+                     "--case", "digest/sha256/1024", "--time", "3", "--samples", "3", "--processes", "3")
+    assert result.returncode == 1, result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: Nothing was measured: every one of its 2 results failed"), result.stderr
+    assert "runs show" in last                       # the failed run is kept, with each case's reason
+    run_id = re.search(r"kept as (\S+) ", last).group(1)
+    assert run_cli("runs", "show", run_id).returncode == 0
+
+
 def test_fips_variant_refuses_a_version_without_providers_and_a_stripped_tree(tmp_path):
     from sslperf.errors import SslperfError
     from sslperf.libs import fips

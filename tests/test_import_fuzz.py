@@ -74,12 +74,16 @@ def refused(text, match: str, **options) -> str:
 
 
 @pytest.mark.parametrize("name,find,replace,match", [
-    # 1. integers over 4300 digits: counted, never handed to int()
-    ("bssl-boringssl-envoy-19037.txt", "Did 3188000 ", "Did " + "9" * 5000 + " ", r"line 1: a call count of 99"),
-    ("openssl-1.1.1w-mr.txt", "+H:1024", "+H:" + "9" * 5000, r"block size of 99.*5000 characters"),
-    ("openssl-3.0.8-text.txt", "type             16 bytes", "type " + "1" * 4400 + " bytes",
+    # 1. integers of thousands of digits: counted, never handed to int() (whose limit is 4300 digits)
+    ("bssl-boringssl-envoy-19037.txt", "Did 3188000 ", "Did " + "9" * 4000 + " ", r"line 1: a call count of 99"),
+    ("openssl-1.1.1w-mr.txt", "+H:1024", "+H:" + "9" * 4000, r"block size of 99.*4000 characters"),
+    ("openssl-3.0.8-text.txt", "type             16 bytes", "type " + "1" * 4000 + " bytes",
      r"block size of 11"),
-    ("bssl-aws-lc-2283-aead.txt", "(16 bytes)", "(" + "7" * 4500 + " bytes)", r"block size of 77"),
+    ("bssl-aws-lc-2283-aead.txt", "(16 bytes)", "(" + "7" * 3900 + " bytes)", r"block size of 77"),
+    # ... and a line longer than any real one is refused before any pattern reads it
+    ("bssl-boringssl-envoy-19037.txt", "Did 3188000 ", "Did " + "9" * 5000 + " ",
+     r"line 1: 5,0\d\d characters long"),
+    ("openssl-1.1.1w-mr.txt", "+H:1024", "+H:" + "9" * 5000, r"line 17: 5,0\d\d characters long"),
     ("bssl-aws-lc-pr951-jitter.json", '"numCalls": 195', '"numCalls": ' + "9" * 5000, r"line 2: the JSON number"),
     # 2. integer division too large for a float (bssl text and JSON)
     ("bssl-aws-lc-pr951-jitter.json", '"numCalls": 195', '"numCalls": ' + "9" * 400, r"line 2: .*JSON number"),

@@ -13,10 +13,10 @@ from sslperf.measure.harness_client import Worker
 from sslperf.measure.session import certificates
 
 
-def transfer_run(*cases, env=None):
+def transfer_run(*cases, env=None, exit_code=0):
     result = run_cli("tls", "--time", "5", "--samples", "3", "--processes", "1", "--json", "--no-store",
                      *[a for c in cases for a in ("--case", c)], env=env)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == exit_code, result.stderr
     return {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
 
 
@@ -52,7 +52,9 @@ def test_the_first_write_is_checked_for_version_suite_and_bytes(sslperf_dirs):
 
 
 def test_a_changed_byte_fails_the_check(sslperf_dirs):
-    got = transfer_run("tls/transfer/tls1.3/aes-128-gcm/1024", env={"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"})
+    # every case failed: the run is printed, then that said last with exit 1
+    got = transfer_run("tls/transfer/tls1.3/aes-128-gcm/1024", env={"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"},
+                       exit_code=1)
     m = got["tls/transfer/tls1.3/aes-128-gcm/1024"]
     assert m["status"] == "error" and "other bytes than the writer wrote" in m["reason"]
 
@@ -113,7 +115,8 @@ def test_over_loopback_tcp_a_changed_byte_is_caught_by_the_reader(sslperf_dirs):
     result = run_cli("tls", "--transfer", "--loopback", "--case", "tls/transfer/tls1.3/aes-128-gcm/1024",
                      "--time", "100", "--samples", "6", "--json", "--no-store",
                      env={"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"})
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr            # every case failed: said last, exit 1
+    assert result.stderr.strip().splitlines()[-1].startswith("error: Nothing was measured: every one of its")
     got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
     plain = got["tls/transfer-tcp/tls1.3/aes-128-gcm/1024/no-ktls"]
     assert plain["status"] == "error" and "differing from what was written" in plain["reason"]

@@ -33,6 +33,12 @@ class BuildFailed(SslperfError):
     exit_code = 3
 
 
+class NothingMeasured(SslperfError):
+    """A run in which no case gave a result: each failed (or, some of them, was n/a)."""
+
+    exit_code = 1
+
+
 class BuildInterrupted(SslperfError):
     """The user stopped a build; nothing was installed."""
 

@@ -49,7 +49,8 @@ def cli(ctx: click.Context, db: str | None) -> None:
     interrupted or crashed, nor one another verb made for itself (recommend,
     noise, bisect). A run id always works.
 
-    Exit codes: 0 success, 1 usage error, 2 bad input or environment,
+    Exit codes: 0 success, 1 a run measured nothing (every case failed; the
+    run is kept), 2 a usage error, bad input or environment,
     3 a build failed, 4 a regression (compare --fail-above), 70 a bug in
     sslperf (with its traceback), 130 interrupted.
     """
@@ -83,9 +84,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
+    except click.ClickException as exc:     # usage errors and bad option values
         exc.show()
-        sys.exit(1)
+        sys.exit(2)
     except (click.exceptions.Abort, KeyboardInterrupt) as exc:
         err_console.print(interrupted_message(exc), soft_wrap=True)
         sys.exit(130)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from sslperf.measure import suites
-from sslperf.cli.common import (METRIC_HELP, find_libs, make_console, measure, placement_options, provider_options,
+from sslperf.cli.common import (METRIC_HELP, Finite, find_libs, make_console, measure, placement_options, provider_options,
                                 run_across_threads, settings, show, thread_options, with_providers)
 from sslperf.measure.session import certificates
 
@@ -16,7 +16,7 @@ console = make_console()
 @click.command()
 @click.option("--lib", "-l", "lib_names", multiple=True, help="Library to measure (repeatable; default: system).")
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
-@click.option("--time", "time_ms", type=click.FloatRange(1, 10000), default=20, show_default=True,
+@click.option("--time", "time_ms", type=Finite(1, 10000), default=20, show_default=True,
               help="Target wall time of one sample, in ms.")
 @click.option("--samples", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
@@ -44,11 +44,11 @@ def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, no_store, p
     libs = with_providers(find_libs(lib_names), providers, fips_modules)
     if thread_list:
         return show(run_across_threads(ctx, libs, cases, thread_list, thread_seconds, thread_mode, "sslperf api",
-                                       no_store), as_json, console, "wall")
+                                       no_store), as_json, console, "wall", not no_store)
     with certificates(libs[0]) as workdir:     # for the CA-store and PEM cases
         run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout), "sslperf api", {"suite": "api"},
                       {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    show(run, as_json, console, metric)
+    show(run, as_json, console, metric, not no_store)
     if as_json:
         return
     notes = {m.note for m in run.measurements if m.note}

@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from sslperf.cli.common import make_console, open_store, placement_options
+from sslperf.cli.common import Finite, make_console, open_store, placement_options
 from sslperf.cli.common import settings as make_settings
 from sslperf.cli.libs import RichBuildProgress
 
@@ -33,11 +33,11 @@ DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}
               help="What decides each step. auto: instructions counted by callgrind when valgrind is installed "
                    "(deterministic, so small steps are found; every case runs in memory on one CPU), else wall "
                    "time.")
-@click.option("--threshold", type=click.FloatRange(0, 100),
+@click.option("--threshold", type=Finite(0, 100),
               help="Smallest change in % a step may call (default 1 for instructions, 2 for time); the machine's "
                    "measured noise floor is used when larger.")
-@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True)
-@click.option("--time", "time_ms", type=click.FloatRange(1, 10000), default=30, show_default=True,
+@click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("--time", "time_ms", type=Finite(1, 10000), default=30, show_default=True,
               help="Target wall time of one sample, in ms (time metrics).")
 @click.option("--samples", type=click.IntRange(3, 1000), default=10, show_default=True,
               help="Samples per library in a step (time metrics).")

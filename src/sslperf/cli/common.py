@@ -4,9 +4,12 @@ libraries, measuring into the store and printing the result."""
 from __future__ import annotations
 
 import json
+import math
+from pathlib import Path
 
 import click
 
+from sslperf import userfiles
 from sslperf.errors import SslperfError
 
 
@@ -70,13 +73,33 @@ def find_libs(names: tuple[str, ...]):
     return libs
 
 
-def show(run, as_json: bool, console, metric: str = "wall") -> None:
+def show(run, as_json: bool, console, metric: str = "wall", stored: bool = True) -> None:
+    """The run as tables or JSON; then, when every case failed, that said
+    last (exit 1), so neither a reader nor a script takes it for a
+    measurement. A run whose cases are all n/a is an answer (the library has
+    none of them), not a failure."""
     if as_json:
         click.echo(json.dumps(run.to_dict(), indent=1))
-        return
-    from sslperf.report.terminal import print_run
+    else:
+        from sslperf.report.terminal import print_run
 
-    print_run(run, console, metric)
+        print_run(run, console, metric)
+    refuse_nothing_measured(run, stored)
+
+
+def refuse_nothing_measured(run, stored: bool = True) -> None:
+    from sslperf.errors import NothingMeasured
+
+    failed = [m for m in run.measurements if m.status not in ("ok", "n/a")]
+    if not failed or any(m.status == "ok" for m in run.measurements):
+        return
+    first = failed[0]
+    kept = (f"The run is kept as {run.id} with each case's reason (`sslperf runs show {run.id}`)." if stored
+            else "The run was not stored (--no-store).")
+    what = (f"every one of its {len(run.measurements)} results failed" if len(failed) == len(run.measurements)
+            else f"{len(failed)} of its {len(run.measurements)} results failed and the others are n/a")
+    raise NothingMeasured(f"Nothing was measured: {what}. The first, {first.case} on {first.lib}: "
+                          f"{first.reason or 'no reason given'}.", hint=kept)
 
 
 def provider_options(command):
@@ -149,96 +172,81 @@ def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, proces
                     fixed_layout=fixed_layout)
 
 
-def output_file(ctx, param, value):
-    """Click callback for --out FILE: its directory is made if missing, and
-    must be writable — checked before any work, so a long run is never lost
+class OutputPath(click.ParamType):
+    """A path to write to; never empty (an empty --out would mean the working directory)."""
+    name = "path"
+
+    def __init__(self, directory: bool = False, dash: bool = False):
+        self.directory, self.dash = directory, dash
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("an empty path names no file or directory; give one, e.g. "
+                      + ("--out report/" if self.directory else "--out run.json"), param, ctx)
+        if self.dash and value == "-":
+            return value
+        return Path(value)
+
+
+def force_option(command):
+    """--force, processed before --out (eager) so that --out's check knows it."""
+    return click.option("--force", is_flag=True, is_eager=True,
+                        help="Replace output files that exist though sslperf did not write them (or that were "
+                             "changed since).")(command)
+
+
+def out_file_option(help_text: str, dash: bool = False, name: str = "--out"):
+    """--out FILE with --force: the file is checked before any work — sslperf
+    replaces only a file it wrote itself, never writes through a symbolic
+    link, and needs a directory it can write to — so a long run is never lost
     to a bad output path."""
-    import os
-    import stat
-
-    if value is None:
+    def callback(ctx, param, value):
+        if value is not None and value != "-":
+            userfiles.check_file_target(value, bool(ctx.params.get("force")), f"{param.opts[0]} {value}")
         return value
-    what = f"{param.opts[0] if param is not None and param.opts else '--out'} {value}"
-    try:
-        mode = value.stat().st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise SslperfError(f"Cannot use {what}: it is a directory; give a file name.", hint=NOTHING_DONE)
-    if mode is not None and not stat.S_ISREG(mode):      # /dev/null, a pipe: writable or not, nothing to make
-        if not os.access(value, os.W_OK):
-            raise SslperfError(f"Cannot use {what}: it cannot be written by this user.", hint=NOTHING_DONE)
-        return value
-    _writable_dir(value.parent, what)
-    if mode is not None and not os.access(value, os.W_OK):
-        raise SslperfError(f"Cannot use {what}: the file exists and cannot be written by this user.",
-                           hint=NOTHING_DONE)
-    return value
+
+    def wrap(command):
+        command = click.option(name, type=OutputPath(dash=dash), callback=callback, help=help_text)(command)
+        return force_option(command)
+    return wrap
 
 
-def output_dir(ctx, param, value):
-    """Click callback for --out DIR: made if missing, and writable."""
+def out_dir_callback(ctx, param, value):
+    """Click callback for --out DIR: made if missing, and writable (the files in it are checked as they are written)."""
     if value is not None:
-        _writable_dir(value, f"{param.opts[0] if param is not None and param.opts else '--out'} {value}")
+        name = param.opts[0] if param is not None and param.opts else "--out"
+        userfiles.writable_dir(value, f"{name} {value}")
     return value
 
 
-NOTHING_DONE = "Choose a place you can write to; this was checked before any work, so nothing was done yet."
-
-
-def _writable_dir(path, what: str) -> None:
-    """`path` made if missing, then really written to (a probe file, removed
-    at once): permissions, read-only mounts and pseudo-filesystems such as
-    /proc all show up here rather than after a long run."""
-    import tempfile
-
+def write_output(path, text: str, what: str, kept: str | None = None, force: bool = False) -> None:
+    """Write `text` to a user's output file (userfiles' rule); a failure (the
+    disk filled, the directory went away, a file appeared there since it was
+    checked) is one paragraph that says what is kept and where."""
+    if str(path) == "-":
+        click.echo(text, nl=False)
+        return
     try:
-        path.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise SslperfError(f"Cannot use {what}: {_nearest_file(path)} is a file, so no directory can be made "
-                           "under it.", hint=NOTHING_DONE) from None
+        userfiles.write(path, text, force)
+    except userfiles.Refused as exc:
+        raise SslperfError(f"Cannot write {what} to {path}: {exc.message}",
+                           hint=kept or exc.hint) from None
     except OSError as exc:
-        raise SslperfError(f"Cannot use {what}: cannot make the directory {path} ({_why(exc, path)}).",
-                           hint=NOTHING_DONE) from None
-    try:
-        with tempfile.TemporaryFile(dir=path, prefix=".sslperf-probe-"):
-            pass
-    except OSError as exc:
-        raise SslperfError(f"Cannot use {what}: the directory {path} cannot be written ({_why(exc, path)}).",
-                           hint=NOTHING_DONE) from None
-
-
-def _nearest_file(path):
-    """The first part of `path` that exists and is not a directory (the reason no directory can be made)."""
-    for parent in [path, *path.parents]:
-        if parent.exists():
-            return parent
-    return path
-
-
-def _why(exc: OSError, path) -> str:
-    import errno
-
-    if exc.errno == errno.ENOTDIR:
-        return f"{_nearest_file(path)} is a file, not a directory"
-    if exc.errno == errno.EROFS:
-        return "a read-only file system"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    if exc.errno == errno.ENOENT and str(path).startswith(("/proc", "/sys")):
-        return "a kernel pseudo-filesystem, which holds no files of yours"
-    return exc.strerror or str(exc)
-
-
-def write_output(path, text: str, what: str, kept: str | None = None) -> None:
-    """Write `text` to a user's output file; a failure (the disk filled, the
-    directory went away since it was checked) is one paragraph that says
-    what is kept and where."""
-    try:
-        path.write_text(text)
-    except OSError as exc:
-        raise SslperfError(f"Cannot write {what} to {path}: {_why(exc, path)}.",
+        raise SslperfError(f"Cannot write {what} to {path}: {userfiles._why(exc, path)}.",
                            hint=kept or "Choose another place with --out.") from None
+
+
+class Finite(click.FloatRange):
+    """A float option: a finite number within its range (`nan` passes plain
+    range checks, since every comparison with it is false)."""
+
+    def convert(self, value, param, ctx):
+        number = value if isinstance(value, float) else click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!s} is not a finite number", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 THREAD_MODE_HELP = ("With --threads: own — each thread prepares the case itself (its own keys and contexts; for "
@@ -253,7 +261,7 @@ def thread_options(modes: tuple[str, ...], default: str, what: str):
                                         if "shared" in modes else ".")
         command = click.option("--thread-mode", type=click.Choice(modes), default=default, show_default=True,
                                help=help_text)(command)
-        command = click.option("--thread-seconds", type=click.FloatRange(0.1, 60), default=2.0, show_default=True,
+        command = click.option("--thread-seconds", type=Finite(0.1, 60), default=2.0, show_default=True,
                                help="How long each thread count runs, per round.")(command)
         command = click.option("--threads", "thread_list", metavar="N,N,…",
                                help=f"Instead: {what} with these thread counts (e.g. 1,2,4), each count's rate and "

@@ -9,7 +9,7 @@ import click
 
 from rich.markup import escape
 
-from sslperf.cli.common import make_console, open_store
+from sslperf.cli.common import Finite, make_console, open_store
 from sslperf.errors import SslperfError
 
 console = make_console()
@@ -21,13 +21,13 @@ EXIT_REGRESSION = 4
 @click.argument("items", nargs=-1, required=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
-@click.option("--threshold", type=click.FloatRange(0, 100), default=2.0, show_default=True,
+@click.option("--threshold", type=Finite(0, 100), default=2.0, show_default=True,
               help="Noise threshold in %: smaller changes are `~` even when significant.")
-@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+@click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level of the test (a t test across worker processes; Mann-Whitney U on "
                    "samples for runs without process records).")
 @click.option("--format", "fmt", type=click.Choice(["table", "md", "json"]), default="table", show_default=True)
-@click.option("--fail-above", type=float, metavar="PCT",
+@click.option("--fail-above", type=Finite(0, 100, max_open=True), metavar="PCT",
               help=f"Exit with code {EXIT_REGRESSION} when a case is significantly slower than the baseline by "
                    "more than PCT % (a CI gate).")
 @click.option("--explain", "explain_top", type=click.IntRange(0, 50), default=0, metavar="N",

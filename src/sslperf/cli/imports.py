@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import click
 
 from sslperf.cli.common import make_console, open_store
+from sslperf import userfiles
 from sslperf.errors import SslperfError
 
 console = make_console()
@@ -38,16 +36,14 @@ def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
     store = open_store(ctx)
     parsed = []
     for name in files:       # parse everything first: a bad file imports nothing
-        text = sys.stdin.buffer.read() if name == "-" else _read(Path(name))
+        text = userfiles.read(name, importers.MAX_INPUT_BYTES, "openssl speed or bssl speed output")
         try:
-            parsed.append((name, importers.parse(text, fmt, lib_name, name)))
+            parsed.append((name, importers.parse(text, fmt, lib_name, name, host)))
         except SslperfError as exc:
             if name not in exc.message:          # line errors already name the file
                 exc.message = f"{name}: {exc.message}"
             raise
     for name, run in parsed:
-        if host:
-            run.environment = {**run.environment, "host": host}
         store.save(run, run.settings.get("source", "import"))
         ok = sum(1 for m in run.measurements if m.status == "ok")
         console.print(f"imported {name} ({run.settings.get('format')}): {ok} results for "
@@ -57,9 +53,3 @@ def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
 
             print_run(run, console)
 
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()          # decoded once, by the importer, the same as standard input
-    except OSError as exc:
-        raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None

@@ -7,7 +7,7 @@ import json
 import click
 from rich.table import Table
 
-from sslperf.cli.common import find_libs, make_console, measure, placement_options, settings
+from sslperf.cli.common import Finite, find_libs, make_console, measure, placement_options, settings
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -17,7 +17,7 @@ err_console = make_console(stderr=True)
 @click.option("--lib", "-l", "lib_name", default="system", show_default=True, help="The library to measure twice.")
 @click.option("--runs", "count", type=click.IntRange(2, 20), default=3, show_default=True,
               help="Back-to-back runs (each with the library as two columns).")
-@click.option("--threshold", type=click.FloatRange(0, 100), default=2.0, show_default=True,
+@click.option("--threshold", type=Finite(0, 100), default=2.0, show_default=True,
               help="The plain threshold in %, to count the false verdicts it would give.")
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
 @click.option("--json", "as_json", is_flag=True)

@@ -10,7 +10,8 @@ import click
 from click.core import ParameterSource
 from rich.markup import escape
 
-from sslperf.cli.common import make_console, output_file
+from sslperf import userfiles
+from sslperf.cli.common import Finite, make_console, out_file_option, write_output
 
 console = make_console()
 
@@ -35,10 +36,7 @@ def scan_cmd(show_all: bool, source: Path | None, as_json: bool) -> None:
 
     text = None
     if source:
-        try:
-            text = source.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            raise SslperfError(f"Cannot read {source}: {exc.strerror}.") from None
+        text = userfiles.read(source, drivers.MAX_PROC_CRYPTO, "copy of /proc/crypto").decode("utf-8", "replace")
     if text is not None and not drivers.parse(text):
         raise SslperfError(f"{source} holds no /proc/crypto entry (blocks of `name : …` and `driver : …` lines).",
                            hint="Give a copy of /proc/crypto from the machine you want to examine "
@@ -73,12 +71,8 @@ def config_cmd(kernel_output: Path, user_output: Path, engine: str) -> None:
     from sslperf.errors import SslperfError
     from sslperf.offload import config, render
 
-    runs = []
-    for path in (kernel_output, user_output):
-        try:
-            runs.append(importers.parse(path.read_bytes(), source_name=str(path)))
-        except OSError as exc:
-            raise SslperfError(f"Cannot read {path}: {exc.strerror}.") from None
+    runs = [importers.parse(userfiles.read(path, importers.MAX_INPUT_BYTES, "openssl speed output"),
+                            source_name=str(path)) for path in (kernel_output, user_output)]
     results = config.crossovers(*runs)
     if not results:
         raise SslperfError("The two outputs have no cipher measured at the same sizes in both.",
@@ -98,10 +92,6 @@ def _sizes(ctx, param, value: str) -> list[int]:
     return sizes
 
 
-def _config_out(ctx, param, value):
-    return value if value is None or str(value) == "-" else output_file(ctx, param, value)
-
-
 @offload.command("bench")
 @click.option("--lib", "lib_name", default="system", show_default=True, help="The userspace library to compare with.")
 @click.option("--alg", "algorithms", multiple=True, metavar="ALG",
@@ -109,7 +99,7 @@ def _config_out(ctx, param, value):
                    "aes-256-gcm sha1 sha256 sha512 (default: all).")
 @click.option("--sizes", default="16,64,256,1024,8192,16384", show_default=True, callback=_sizes,
               help="Request sizes in bytes, comma-separated.")
-@click.option("--seconds", default=0.5, show_default=True, type=click.FloatRange(0.01, 60),
+@click.option("--seconds", default=0.5, show_default=True, type=Finite(0.01, 60),
               help="Time per algorithm, size and side, shared among the rounds.")
 @click.option("--rounds", default=5, show_default=True, type=click.IntRange(1, 100),
               help="Fresh harness runs, one after the other, each for --seconds / ROUNDS per size and side: "
@@ -118,12 +108,13 @@ def _config_out(ctx, param, value):
 @click.option("--from", "recording", type=click.Path(dir_okay=False, path_type=Path),
               help="Analyse recorded JSON lines (from `offload bench --json` elsewhere) instead of measuring.")
 @click.option("--engine", type=click.Choice(["afalg", "devcrypto"]), default="afalg", show_default=True)
-@click.option("--config-out", type=click.Path(dir_okay=False, path_type=Path), callback=_config_out,
-              help="Write the engine's openssl.cnf section with the measured thresholds to this file ('-': stdout).")
+@out_file_option("Write the engine's openssl.cnf section with the measured thresholds to this file ('-': stdout).",
+                 dash=True, name="--config-out")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the raw JSON lines and the analysis as a last line (a recording --from can read).")
 def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seconds: float, rounds: int,
-              user_only: bool, recording: Path | None, engine: str, config_out: Path | None, as_json: bool) -> None:
+              user_only: bool, recording: Path | None, engine: str, config_out: Path | None, force: bool,
+              as_json: bool) -> None:
     """Time each cipher and digest through the kernel (AF_ALG: one request
     per operation, socket bound and keyed once) against the library (EVP),
     per request size, in elapsed and in CPU time — kernel work done for the
@@ -145,7 +136,6 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
       sslperf offload bench --json > bench.jsonl          # on the target
       sslperf offload bench --from bench.jsonl --config-out afalg.cnf
     """
-    from sslperf.errors import SslperfError
     from sslperf.offload import bench as afalg_bench
     from sslperf.offload import drivers, render
 
@@ -160,10 +150,8 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
     if unknown:
         raise click.BadParameter(f"unknown: {', '.join(unknown)} (one of {' '.join(known)})", param_hint="--alg")
     if recording:
-        try:
-            text, source = recording.read_bytes().decode("utf-8", errors="replace"), str(recording)
-        except OSError as exc:
-            raise SslperfError(f"Cannot read {recording}: {exc.strerror}.") from None
+        text = userfiles.read(recording, afalg_bench.MAX_RECORDING, "recording of `offload bench --json`")
+        text, source = text.decode("utf-8", errors="replace"), str(recording)
     else:
         from sslperf.libs import installed
 
@@ -189,13 +177,8 @@ def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seco
         click.echo(json.dumps(afalg_bench.to_json(bench)))
     else:
         render.print_bench(bench, console)
-    if config_out and str(config_out) == "-":
-        click.echo(config, nl=False)
-    elif config_out:
-        try:
-            config_out.write_text(config)
-        except OSError as exc:
-            raise SslperfError(f"Cannot write {config_out}: {exc.strerror}.") from None
-        if not as_json:
+    if config_out:
+        write_output(config_out, config, f"the {engine} section", force=force)
+        if str(config_out) != "-" and not as_json:
             console.print(f"wrote the {engine} section to {escape(str(config_out))}")
 

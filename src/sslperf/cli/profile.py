@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from sslperf.cli.common import find_libs, make_console, output_dir
+from sslperf.cli.common import (Finite, OutputPath, find_libs, force_option, make_console, out_dir_callback,
+                                write_output)
 from sslperf.measure.session import certificates
 from sslperf.measure import suites
 from sslperf.profiling import record, render
@@ -27,15 +28,16 @@ progress = make_console(stderr=True)
 @click.option("--tool", type=click.Choice(["auto", "perf", "callgrind"]), default="auto", show_default=True,
               help="perf samples CPU time (needs perf_event_open); callgrind counts instructions on a simulated "
                    "CPU (slow, deterministic, works anywhere). auto: perf when `perf record` works here.")
-@click.option("--seconds", type=click.FloatRange(0.1, 600), default=5.0, show_default=True,
+@click.option("--seconds", type=Finite(0.1, 600), default=5.0, show_default=True,
               help="How long the loop runs per library (under callgrind: simulated, so far fewer operations).")
 @click.option("--iterations", type=click.IntRange(1, 10**9), help="Run exactly this many operations instead.")
 @click.option("--top", type=click.IntRange(1, 200), default=15, show_default=True, help="Functions per table.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=output_dir,
+@click.option("--out", type=OutputPath(directory=True), callback=out_dir_callback,
               help="Directory for the raw profiles, the tool's reports and profile.json "
                    "[default: sslperf-profile/TIME-CASE].")
+@force_option
 @click.option("--json", "as_json", is_flag=True, help="Print profile.json instead of tables.")
-def profile(case_id, lib_name, vs_name, tool, seconds, iterations, top, out, as_json) -> None:
+def profile(case_id, lib_name, vs_name, tool, seconds, iterations, top, out, force, as_json) -> None:
     """Profile one case (a `speed`, `api` or `tls` case id) on a library:
     the top functions by self and by inclusive cost. With --vs, two libraries
     side by side and the functions whose share changed most, as the curl
@@ -55,19 +57,16 @@ def profile(case_id, lib_name, vs_name, tool, seconds, iterations, top, out, as_
     libs = find_libs((lib_name, vs_name) if vs_name else (lib_name,))
     chosen, why = record.choose_tool(tool)
     if out is None:         # the default place is checked like one given (an unwritable working directory)
-        out = output_dir(None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-"
-                                                               f"{case.id.replace('/', '_')}")
+        out = out_dir_callback(None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-"
+                                                                    f"{case.id.replace('/', '_')}")
+    record.check_outputs(out, force, libs, chosen)
     progress.print(f"profiling with {chosen}: {why}")
     needs_certs = case.family in ("tls", "api")
-    profiles = []
     with certificates(libs[0]) if needs_certs else contextlib.nullcontext() as cert_dir:
         env = {"SSLPERF_CERT_DIR": str(cert_dir)} if cert_dir else {}
-        for lib in libs:
-            how_long = f"{iterations} operations" if iterations else f"{seconds:g} s"
-            progress.print(f"  {lib.name}: {case.id}, {how_long} …")
-            profiles.append(record.record(lib, case.id, chosen, out, seconds, iterations, env))
+        profiles = record.record_into(out, force, libs, case.id, chosen, seconds, iterations, env, progress.print)
     result = render.as_dict(case.id, chosen, why, out, profiles, top)
-    (out / "profile.json").write_text(json.dumps(result, indent=1))
+    write_output(out / "profile.json", json.dumps(result, indent=1), "profile.json", force=force)
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return

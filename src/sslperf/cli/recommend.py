@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from pathlib import Path
 
 import click
 from rich.markup import escape
 
-from sslperf.cli.common import find_libs, make_console, measure, open_store, output_file, write_output
+from sslperf.cli.common import find_libs, make_console, measure, open_store, out_file_option, write_output
 from sslperf.measure.session import certificates
 from sslperf.errors import SslperfError
 from sslperf.recommend import decide, evidence
@@ -31,7 +30,7 @@ err_console = make_console(stderr=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--from-run", "run_ids", multiple=True, metavar="RUN",
               help="Use these stored runs (repeatable); cases they lack are measured now.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Write the snippet here too.")
+@out_file_option("Write the snippet here too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the advice and its figures as JSON.")
 @click.option("--no-store", is_flag=True, help="Do not keep what is measured in the results store.")
 @click.option("--fips", is_flag=True,
@@ -41,7 +40,7 @@ err_console = make_console(stderr=True)
               help="With --fips: the +fips build whose module to load (default: the library's own), e.g. "
                    "openssl-3.1.2+fips inside an OpenSSL 3.6.")
 @click.pass_context
-def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, as_json, no_store, fips,
+def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, force, as_json, no_store, fips,
               fips_module) -> None:
     """Turn measured costs into TLS server settings: the AEAD order (AES-GCM
     or ChaCha20 first, from the measured ratio with and without AES
@@ -101,7 +100,7 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, a
     snippet = render(result, fmt)
     if out:
         try:
-            write_output(out, snippet, "the snippet", "The snippet is printed below instead.")
+            write_output(out, snippet, "the snippet", "The snippet is printed below instead.", force)
         except SslperfError:
             click.echo(snippet, nl=False)
             raise

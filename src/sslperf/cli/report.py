@@ -3,11 +3,11 @@ runs, a library across hosts) and PNG/SVG figures for export."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 
-from sslperf.cli.common import make_console, open_store, output_dir
+from sslperf import userfiles
+from sslperf.cli.common import OutputPath, force_option, make_console, open_store, out_dir_callback
 from sslperf.errors import SslperfError
 
 console = make_console()
@@ -15,9 +15,11 @@ console = make_console()
 
 @click.command()
 @click.argument("run_ids", nargs=-1)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sslperf-report"),
-              callback=output_dir,
-              show_default=True, help="Directory for the pages and figures.")
+@click.option("--out", type=OutputPath(directory=True), default="sslperf-report", callback=out_dir_callback,
+              show_default=True,
+              help="Directory for the pages and figures; files in it that sslperf did not write are left alone "
+                   "(the report is then refused, unless --force).")
+@force_option
 @click.option("--format", "formats", type=click.Choice(["png", "svg", "html"]), multiple=True,
               help="What to write for the runs (repeatable; default: all three).")
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
@@ -35,7 +37,7 @@ console = make_console()
 @click.option("--lib", "lib_names", multiple=True, metavar="LIB",
               help="Only these libraries in --hosts, as FLAVOR-VERSION or a run's name (repeatable).")
 @click.pass_context
-def report(ctx, run_ids, out, formats, metric, baseline, history, hosts_view, host_names, case_patterns,
+def report(ctx, run_ids, out, force, formats, metric, baseline, history, hosts_view, host_names, case_patterns,
            lib_names) -> None:
     """Write the report of runs (ids, unique prefixes or `latest`; several
     runs are merged): report.html, interactive and self-contained (it loads
@@ -49,23 +51,22 @@ def report(ctx, run_ids, out, formats, metric, baseline, history, hosts_view, ho
       sslperf report --history sig/ecdsa-p256/sign --history 'cipher/aes-128-gcm/encrypt/*' --out report/
       sslperf --db postgresql://perf@db/sslperf report --hosts --lib openssl-3.6.3 --out fleet/
     """
-    store = open_store(ctx)
-    wrote = []
-    if run_ids or not (history or hosts_view):
-        wrote += _run_report(store, run_ids or ("latest",), out, formats, metric, baseline)
-    if history:
-        wrote.append(_history(store, history, host_names, out))
-    if hosts_view:
-        wrote.append(_hosts(store, case_patterns, host_names, lib_names, out))
-    if any(path.suffix == ".html" for path in wrote):
-        from sslperf.report import page
+    from sslperf.report import page
 
-        page.relink(out)
-    for path in wrote:
+    store = open_store(ctx)
+    files = userfiles.Batch(out, force)       # every page and figure checked before the first is written
+    if run_ids or not (history or hosts_view):
+        _run_report(store, run_ids or ("latest",), files, formats, metric, baseline)
+    if history:
+        _history(store, history, host_names, files)
+    if hosts_view:
+        _hosts(store, case_patterns, host_names, lib_names, files)
+    page.link_pages(files)
+    for path in files.commit():
         console.print(f"wrote {path}")
 
 
-def _run_report(store, run_ids, out: Path, formats, metric: str, baseline: str | None) -> list[Path]:
+def _run_report(store, run_ids, files: userfiles.Batch, formats, metric: str, baseline: str | None) -> None:
     from sslperf.report import html, plots
     from sslperf.results import merge
 
@@ -78,19 +79,17 @@ def _run_report(store, run_ids, out: Path, formats, metric: str, baseline: str |
                            hint="Give one of the libraries listed, as the report names them.")
     wanted = set(formats or ("png", "svg", "html"))
     image_formats = tuple(f for f in ("png", "svg") if f in wanted)
-    figures = plots.all_figures(run, out, image_formats, metric) if image_formats else []
-    written = [path for figure in figures for path in figure.files]
+    figures = plots.all_figures(run, files, image_formats, metric) if image_formats else []
     if "html" in wanted:
         floors = _floors(store, hosts.pop() if len(hosts) == 1 else None)      # one host's floor, or none
-        written.append(html.write(run, figures, out, metric, floors, baseline))
-    elif not written:
+        files.add("report.html", html.render(run, figures, files.directory, metric, floors, baseline))
+    elif not figures:
         measured = sum(1 for m in run.measurements if m.status == "ok")
         raise SslperfError(
             f"Nothing to draw for run {run.id}: it holds {measured} measured result"
             f"{'' if measured == 1 else 's'}, and the {'/'.join(sorted(wanted)).upper()} figures need sizes, "
             "signatures, key exchanges or handshakes measured on at least one library.",
             hint="Add --format html for the page with every result, or report a run with those cases.")
-    return written
 
 
 def _floors(store, host: str | None) -> dict:
@@ -98,9 +97,9 @@ def _floors(store, host: str | None) -> dict:
     return {key: f["floor"] for key, f in store.floors(host).items()} if host else {}
 
 
-def _history(store, patterns, host_names, out: Path) -> Path:
+def _history(store, patterns, host_names, files: userfiles.Batch) -> None:
     from sslperf.measure.suites import select_ids
-    from sslperf.report import history, page
+    from sslperf.report import history
 
     stored = store.stored_cases()
     if not stored:
@@ -112,13 +111,12 @@ def _history(store, patterns, host_names, out: Path) -> Path:
                            hint="`sslperf runs list` shows the runs and their hosts; leave out --host for all.")
     hosts = sorted({r.host for r in results})
     charts = history.history_charts(results, _floors(store, hosts[0] if len(hosts) == 1 else None))
-    return page.write(out, "history.html",
-                      history.render(charts, out, tuple(patterns), hosts, len({r.run_id for r in results})))
+    files.add("history.html", history.render(charts, tuple(patterns), hosts, len({r.run_id for r in results})))
 
 
-def _hosts(store, case_patterns, host_names, lib_names, out: Path) -> Path:
+def _hosts(store, case_patterns, host_names, lib_names, files: userfiles.Batch) -> None:
     from sslperf.measure.suites import select_ids
-    from sslperf.report import hosts, page
+    from sslperf.report import hosts
 
     stored = store.stored_cases()
     results = store.results(select_ids(stored, tuple(case_patterns)) if stored else [], list(host_names) or None)
@@ -130,4 +128,4 @@ def _hosts(store, case_patterns, host_names, lib_names, out: Path) -> Path:
             f"this store (hosts in it: {', '.join(found) or 'none'}).",
             hint="Gather runs from several machines in one store with --db postgresql://… (or SSLPERF_DB); a "
                  "machine's name in the store is its hostname, or SSLPERF_HOST when set.")
-    return page.write(out, "hosts.html", hosts.render(charts, out, results))
+    files.add("hosts.html", hosts.render(charts, results))

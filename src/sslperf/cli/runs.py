@@ -10,11 +10,12 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.cli.common import make_console, open_store, output_file, write_output
+from sslperf.cli.common import make_console, open_store, out_file_option, write_output
 from sslperf.errors import SslperfError
 
 console = make_console()
 STALE = dt.timedelta(hours=24)      # a run "running" for longer was most likely killed
+RM_PREFIX = len("20261123-101500")  # `runs rm` takes a prefix with at least a run's date and time
 
 
 @click.group()
@@ -98,7 +99,8 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
 @click.argument("run_ids", nargs=-1, required=True)
 @click.pass_context
 def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
-    """Delete runs, by full id or a unique prefix of one (never `latest`)."""
+    """Delete runs, by full id or a unique prefix of at least its date and
+    time (YYYYMMDD-HHMMSS; never `latest`)."""
     store = open_store(ctx)
     chosen = []
     for run_id in run_ids:            # all checked before anything is deleted
@@ -106,6 +108,10 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
             raise SslperfError(f"`runs rm` needs a run id (or a unique prefix of one), not `{run_id}`; nothing "
                                "was deleted.", hint="`sslperf runs list` shows the ids.")
         found = store.matching_runs(run_id)
+        if len(run_id) < RM_PREFIX and found != [run_id]:
+            raise SslperfError(f"`{run_id}` is too short a prefix to delete by: `runs rm` takes a run's full id (or "
+                               f"at least its first {RM_PREFIX} characters, the date and time); nothing was "
+                               "deleted.", hint="`sslperf runs list` shows the ids.")
         if len(found) > 1:
             raise SslperfError(f"`{run_id}` matches {len(found)} runs: {', '.join(found[:10])}"
                                f"{' …' if len(found) > 10 else ''}; nothing was deleted.",
@@ -122,10 +128,9 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
 @click.argument("run_id", default="latest")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file,
-              help="Write here instead of stdout.")
+@out_file_option("Write here instead of stdout.")
 @click.pass_context
-def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None) -> None:
+def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None, force: bool) -> None:
     """One run as JSON (every sample), CSV (statistics per result) or Markdown
     (an id, a unique prefix, or `latest`: the newest complete run you made
     yourself, as for `runs show`)."""
@@ -135,7 +140,7 @@ def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None) -> Non
     text = run.to_json() if fmt == "json" else export.to_csv(run, metric) if fmt == "csv" else \
         export.to_markdown(run, metric)
     if out:
-        write_output(out, text, f"run {run.id}")
+        write_output(out, text, f"run {run.id}", force=force)
         console.print(f"wrote {out}")
     else:
         click.echo(text, nl=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import click
 from rich.console import Console
@@ -11,8 +10,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sslperf.measure import environment, suites
-from sslperf.cli.common import (METRIC_HELP, find_libs, list_cases, make_console, measure, output_file,
-                                placement_options, plural, provider_options, run_across_threads, thread_options,
+from sslperf.cli.common import (METRIC_HELP, Finite, find_libs, list_cases, make_console, measure, out_file_option,
+                                placement_options, plural, provider_options, refuse_nothing_measured, run_across_threads,
+                                show, thread_options,
                                 with_providers, write_output)
 from sslperf.cli.common import settings as make_settings
 
@@ -31,7 +31,7 @@ err_console = make_console(stderr=True)
                    "`openssl speed` loop; both: side by side.")
 @click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable).")
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
-@click.option("--time", "time_ms", type=click.FloatRange(1, 10000), help="Target wall time of one sample, in ms.")
+@click.option("--time", "time_ms", type=Finite(1, 10000), help="Target wall time of one sample, in ms.")
 @click.option("--samples", type=click.IntRange(1, 1000), help="Samples per case and library.")
 @click.option("--cpu-mask", type=click.Choice(sorted(environment.MASKS)),
               help="Pretend the CPU lacks instructions (via OPENSSL_ia32cap): no-aesni shows what a client "
@@ -39,7 +39,7 @@ err_console = make_console(stderr=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
               help=METRIC_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), callback=output_file, help="Also write the run as JSON here.")
+@out_file_option("Also write the run as JSON here.")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @provider_options
@@ -47,7 +47,7 @@ err_console = make_console(stderr=True)
 @placement_options
 @click.pass_context
 def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, samples, cpu_mask, metric, as_json,
-          out, list_only, no_store, providers, fips_modules, thread_list, thread_seconds, thread_mode, cpu, no_pin,
+          out, force, list_only, no_store, providers, fips_modules, thread_list, thread_seconds, thread_mode, cpu, no_pin,
           fixed_layout, processes) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
@@ -81,8 +81,8 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     if thread_list:
         run = run_across_threads(ctx, libs, cases, thread_list, thread_seconds, thread_mode, "sslperf speed", no_store)
         if out:
-            write_output(out, run.to_json(), "the run", _kept(run, no_store))
-        return click.echo(run.to_json()) if as_json else print_run(run, console, "wall")
+            write_output(out, run.to_json(), "the run", _kept(run, no_store), force)
+        return show(run, as_json, console, "wall", not no_store)
     started = time.monotonic()
     with _progress(console if not as_json else err_console) as bar:
         task = bar.add_task("compiling the harness", total=None)
@@ -95,18 +95,18 @@ def speed(ctx, lib_names, depth, sizes, workload, case_ids, patterns, time_ms, s
     elapsed = time.monotonic() - started
     if out:
         try:
-            write_output(out, run.to_json(), "the run", _kept(run, no_store))
+            write_output(out, run.to_json(), "the run", _kept(run, no_store), force)
         except Exception:
             if not as_json:           # the figures are not lost with the file: print them first
                 print_run(run, console, metric)
             raise
     if as_json:
-        click.echo(run.to_json())
-        return
+        return show(run, True, console, metric, not no_store)
     print_run(run, console, metric)
     console.print(f"[dim]{plural(len(cases), 'case')} × {plural(len(libs), 'library')} in {elapsed:.0f} s"
                   + ("" if no_store else f"; stored as run {run.id}") + (f"; JSON written to {out}" if out else "")
                   + "[/dim]")
+    refuse_nothing_measured(run, not no_store)
 
 
 def _kept(run, no_store: bool) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from sslperf.cli.common import (METRIC_HELP, counts, find_libs, list_cases, make_console, measure, open_store,
+from sslperf.cli.common import (METRIC_HELP, Finite, counts, find_libs, list_cases, make_console, measure, open_store,
                                 placement_options, provider_options, settings, show, thread_options, with_providers)
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
@@ -22,7 +22,7 @@ err_console = make_console(stderr=True)
 @click.option("--full", "depth", flag_value="full", help="Every protocol × group × certificate × SSL_CTX reuse.")
 @click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable).")
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
-@click.option("--time", "time_ms", type=click.FloatRange(1, 10000), default=50, show_default=True,
+@click.option("--time", "time_ms", type=Finite(1, 10000), default=50, show_default=True,
               help="Target wall time of one sample, in ms.")
 @click.option("--samples", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
@@ -122,4 +122,4 @@ def tls(ctx, lib_names, depth, case_ids, patterns, time_ms, samples, metric, as_
         else:
             run = measure(ctx, libs, cases, settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout), "sslperf tls", {"suite": "tls"},
                           {"SSLPERF_CERT_DIR": str(workdir)}, no_store)
-    show(run, as_json, console, metric if not (loopback or thread_list or memory) else "wall")
+    show(run, as_json, console, metric if not (loopback or thread_list or memory) else "wall", not no_store)

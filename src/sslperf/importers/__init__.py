@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import re
 
-from sslperf.importers._common import (DAMAGED, MAX_CASE, MAX_VERSION, Builder, ImportFailed, check_name, decode,
-                                       flavor_from_name)
+from sslperf.importers._common import (DAMAGED, MAX_CASE, MAX_INPUT_BYTES, MAX_VERSION, Builder, ImportFailed,
+                                       check_lines, check_name, decode, flavor_from_name)
 from sslperf.importers.bssl_speed import DEBUG, TEXT, detect_flavor, parse_json, parse_text
 from sslperf.importers.openssl_mr import MrParser
 from sslperf.importers.openssl_speed import HEADERS, NOISE, SYM_HEADER, TextParser, parse_version
@@ -41,14 +41,19 @@ SOURCE = {"openssl-text": "openssl speed", "openssl-mr": "openssl speed", "libre
           "bssl-text": "bssl speed", "bssl-json": "bssl speed"}
 MR_LINE = re.compile(r"^\+(H|F\d*):")
 
-__all__ = ["FORMATS", "ImportFailed", "detect_format", "parse"]
+__all__ = ["FORMATS", "MAX_INPUT_BYTES", "ImportFailed", "detect_format", "parse"]
+
+
+def _json_list(text: str) -> bool:
+    """Whether `text` is shaped like `bssl speed -json` output (a list, after an optional debug line)."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    body = stripped[len(DEBUG):].lstrip() if stripped.startswith(DEBUG) else stripped
+    return body.startswith("[") and ('"description"' in body or '"numCalls"' in body)
 
 
 def detect_format(text: str) -> str:
     """Which tool and output style `text` is: one of FORMATS."""
-    stripped = text.lstrip("\ufeff \t\r\n")
-    body = stripped[len(DEBUG):].lstrip() if stripped.startswith(DEBUG) else stripped
-    if body.startswith("[") and ('"description"' in body or '"numCalls"' in body):
+    if _json_list(text):
         return "bssl-json"
     lines = [line.strip() for line in text.splitlines()]
     if any(TEXT.match(line) for line in lines):
@@ -69,15 +74,22 @@ def detect_format(text: str) -> str:
         "or name the format with --format.")
 
 
-def parse(text: str | bytes, fmt: str | None = None, lib_name: str | None = None, source_name: str = "-") -> Run:
+def parse(text: str | bytes, fmt: str | None = None, lib_name: str | None = None, source_name: str = "-",
+          host: str | None = None) -> Run:
     """`text` (the output of openssl speed or bssl speed, as str or as the
-    bytes read) as a complete Run; ImportFailed for anything else."""
+    bytes read) as a complete Run, recorded as measured on `host` when given;
+    ImportFailed for anything else."""
     where = "standard input" if source_name == "-" else source_name
     if fmt is not None and fmt not in FORMATS:
         raise ImportFailed(f"`{fmt}` is not an import format.", hint=f"Formats: {', '.join(FORMATS)}.")
     if lib_name and (problem := check_name(lib_name, "the library name", MAX_CASE)):
         raise ImportFailed(f"{problem}.", hint="Name the library with a short name, such as openssl-3.6.3-prod.")
+    if host is not None and (problem := check_name(host, "the host name", MAX_CASE) or
+                             ("the host name is empty" if not host.strip() else None)):
+        raise ImportFailed(f"{problem}.", hint="Name the host as the store names hosts, such as c7g-large.")
     text, replaced = decode(text, where)
+    if fmt != "bssl-json" and not (fmt is None and _json_list(text)):
+        check_lines(text, where)             # JSON is read by a tokenizer, line breaks or not
     fmt = fmt or detect_format(text)
     builder = Builder(lib="")
     if replaced:
@@ -120,4 +132,6 @@ def parse(text: str | bytes, fmt: str | None = None, lib_name: str | None = None
     for measurement in builder.measurements.values():
         measurement.lib = lib.name
     settings = {"source": SOURCE[fmt], "format": fmt, "file": source_name}
+    if host is not None:
+        environment = {**environment, "host": host}
     return builder.run(settings, environment, lib)

@@ -29,6 +29,7 @@ DAMAGED = ("Nothing was imported. Give the tool's output as it printed it; a lin
 # every exporter; anything outside these bounds is refused with ImportFailed.
 
 MAX_INPUT_CHARS = 8 * 1024 * 1024   # the longest real output seen is a few 10 KB
+MAX_INPUT_BYTES = 4 * MAX_INPUT_CHARS  # what is read of a file or stream: UTF-8 takes at most 4 bytes a character
 MAX_SIZE = 2**31 - 1                # bytes per operation: `size`/`bytes_per_op` are INTEGER columns
                                     # (32-bit in PostgreSQL); openssl speed's -bytes is a C int too
 MAX_COUNT = 10**15 - 1              # calls or microseconds of one bssl benchmark (10^15 us = 31 years)
@@ -40,6 +41,8 @@ MAX_CASE = 255                      # a case id, library name, version line or i
                                     # VARCHAR(255); real ones are under 100: 3.6's 5-word ia32cap is 94)
 MAX_VERSION = 80                    # a version (`3.6.3`, `1.1.1w`): run_libs.version was VARCHAR(80)
 MAX_FACT = 4096                     # an environment line (compiler flags, CPUINFO …)
+MAX_LINE = MAX_FACT                 # any line of text output (real ones are under 400 characters), checked
+                                    # before any pattern sees the text
 # in a name: NUL, control characters and line breaks (a name stays on one line), lone surrogates
 BAD_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
@@ -103,7 +106,7 @@ def decode(data: str | bytes, where: str) -> tuple[str, int]:
     there were. Text with NUL characters is binary, not speed output, and is
     refused, as is text longer than MAX_INPUT_CHARS."""
     if isinstance(data, (bytes, bytearray)):
-        if len(data) > 4 * MAX_INPUT_CHARS:
+        if len(data) > MAX_INPUT_BYTES:
             raise _too_long(where, len(data))
         text = bytes(data).decode("utf-8", errors="replace")
     else:
@@ -120,6 +123,16 @@ def decode(data: str | bytes, where: str) -> tuple[str, int]:
         raise ImportFailed(f"{where}, line {n}: the text holds NUL characters: it is binary data, not the output "
                            "of openssl speed or bssl speed.", hint=DAMAGED)
     return text, text.count("\ufffd")
+
+
+def check_lines(text: str, where: str) -> None:
+    """Refuse a line longer than MAX_LINE, before any pattern reads the text
+    (a string method, linear in the text)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE:
+            raise ImportFailed(f"{where}, line {number}: {len(line):,} characters long; no line of openssl speed or "
+                               f"bssl speed output is longer than a few hundred (sslperf reads lines of up to "
+                               f"{MAX_LINE:,}).", hint=DAMAGED)
 
 
 def _too_long(where: str, length: int) -> ImportFailed:

@@ -22,8 +22,10 @@ from sslperf.importers._common import (MAX_BITS, MAX_COUNT, MAX_FACT, MAX_SIZE, 
 TEXT = re.compile(r"^Did (\d+) (.+) operations in (\d+)us \((\S+) ops/sec\)(?::\s+(\S+) MB/s)?\s*$")
 KEYGEN_STATS = re.compile(r"^\s+min: (\d+)us, median: (\d+)us, max: (\d+)us\s*$")
 DEBUG = "Benchmarking in debug mode."
-SIZE = re.compile(r"\s*\((\d+) bytes?\)")
-PRIMES = re.compile(r"\s*\((\d+) bits?\)")
+# No leading \s* in these: tried at every position of a long run of spaces it would take time quadratic in
+# the run; the spaces around what they remove are collapsed afterwards (_collapsed).
+SIZE = re.compile(r"\((\d+) bytes?\)")
+PRIMES = re.compile(r"\((\d+) bits?\)")
 AWS_LC = re.compile(r"^(AEAD-|EVP-)|Kyber|Dilithium|\bFIPS\b|with EVP_PKEY_keygen|with EC_KEY_generate_key|^ECMUL "
                     r"|^Jitter|PKCS#8|secp256k1|^DH check|(seal|open|encrypt|decrypt) \(\d+ bytes?\)$", re.I)
 BORING = re.compile(r"\(\d+ bytes?\) (seal|open)$|^MLDSA |^ML-KEM-\d+ (generate \+ decap|parse \+ encap)$"
@@ -54,9 +56,9 @@ def add(b: Builder, description: str, calls: int, us: int, size: int | None, whe
         note: str | None = None) -> str | None:
     """One benchmark; returns its case id (None when it had no usable rate)."""
     ops = calls / us * 1e6 if us > 0 else float("inf")
-    desc = re.sub(r"\s+", " ", SIZE.sub("", description)).strip()
+    desc = _collapsed(SIZE.sub(" ", description))
     if primes := PRIMES.search(desc):
-        desc = PRIMES.sub("", desc).strip() + f" {primes.group(1)}-bit"
+        desc = _collapsed(PRIMES.sub(" ", desc)) + f" {primes.group(1)}-bit"
     case, family, alg, op, workload, class_note = classify(desc, size)
     if family in ("cipher", "digest", "mac") and size is None:
         alg = slug(desc)
@@ -64,6 +66,11 @@ def add(b: Builder, description: str, calls: int, us: int, size: int | None, whe
     value = ops * size if size is not None else ops
     return b.add(case, family, alg, op, size, value, workload=workload, label=description, where=where,
                  note=note or class_note)
+
+
+def _collapsed(text: str) -> str:
+    """Runs of whitespace as one space, none at the ends."""
+    return " ".join(text.split())
 
 
 def classify(d: str, size: int | None) -> tuple[str, str, str, str, str, str | None]:

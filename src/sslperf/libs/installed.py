@@ -6,6 +6,7 @@ that fits it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from sslperf.libs.system import find_system
 from sslperf.libs.variants import canonical_names
 
 MANIFEST = "build.json"
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")    # a registered name is also a path segment
 
 
 def libs_root() -> Path:
@@ -109,6 +112,12 @@ def _means(text: str, lib: Lib) -> bool:
 
 def register(name: str, prefix: Path) -> Lib:
     """Record an installed prefix under `name`, after checking it works."""
+    if not PLAIN_NAME.fullmatch(name) or ".." in name:
+        shown = name.encode("unicode_escape").decode("ascii")[:80]
+        raise SslperfError(f"`{shown}` cannot name a library: a name is letters, digits and `.`, `_`, `+`, `-` "
+                           "(no `/`, no `..`, no spaces), at most 100 characters, starting with a letter or digit; "
+                           "it becomes part of paths in sslperf's cache.", hint="e.g. `sslperf libs add distro-3.0 "
+                           "--prefix /opt/openssl-3.0`.")
     prefix = prefix.expanduser().resolve()
     if name == "system" or any(lib.name == name for lib in built_libs()):
         raise SslperfError(f"The name `{name}` is taken; choose another with `sslperf libs add OTHER --prefix …`.")

@@ -31,6 +31,7 @@ MAX_SIZE = 65536                                      # one AF_ALG request (harn
 ENGINE_CIPHERS = frozenset({"aes-128-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr"})
 ENGINE_DIGESTS = frozenset({"sha1", "sha256", "sha512"})
 DEFAULT_ROUNDS = 5
+MAX_RECORDING = 64 * 1024 * 1024  # a recording read from a file: real ones are a few hundred KB
 HARNESS_UNAVAILABLE = 3          # afalg-bench's exit status when AF_ALG is missing and the kernel side was asked for
 
 

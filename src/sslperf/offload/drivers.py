@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 PROC_CRYPTO = Path("/proc/crypto")
+MAX_PROC_CRYPTO = 4 * 1024 * 1024     # a copy read from a file: real ones are tens of KB
 
 # Driver or module names of hardware crypto engines (SoC blocks, PCIe cards, virtio).
 HARDWARE = re.compile(r"caam|qat|ccp|ccree|omap|atmel|safexcel|inside-secure|hisi|sec2|sun[48]i|marvell|\bmv[-_]|"

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from sslperf import userfiles
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import harness_client
@@ -81,6 +82,44 @@ def perf_problem() -> str | None:
     return None
 
 
+def file_names(lib_name: str, tool: str) -> list[str]:
+    """The files a profile of `lib_name` with `tool` leaves: the raw profile and the tool's text reports."""
+    stem = _stem(lib_name)
+    if tool == "perf":
+        return [f"{stem}.perf.data", f"{stem}.perf-report.txt"]
+    return [f"{stem}.callgrind.out", f"{stem}.callgrind-self.txt", f"{stem}.callgrind-inclusive.txt"]
+
+
+def check_outputs(out: Path, force: bool, libs: list[Lib], tool: str) -> None:
+    """Refused unless every file a profile of `libs` leaves in `out` may be written there (userfiles' rule)."""
+    for name in [n for lib in libs for n in file_names(lib.name, tool)] + ["profile.json"]:
+        userfiles.check_file_target(out / name, force, str(out / name))
+
+
+def _stem(lib_name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", lib_name)
+
+
+def record_into(out: Path, force: bool, libs: list[Lib], case_id: str, tool: str, seconds: float,
+                iterations: int | None, env: dict[str, str], say=lambda text: None) -> list[Profile]:
+    """Profile `case_id` on each of `libs` and keep the files in `out`. The
+    tools write into a private directory; their files are moved into `out`
+    under sslperf's rule for user files (nothing it did not write is
+    replaced, unless `force`), all checked before the first profile starts."""
+    check_outputs(out, force, libs, tool)
+    profiles = []
+    with tempfile.TemporaryDirectory(dir=out, prefix=".sslperf-profiling-") as staging:
+        for lib in libs:
+            say(f"  {lib.name}: {case_id}, {f'{iterations} operations' if iterations else f'{seconds:g} s'} …")
+            profile = record(lib, case_id, tool, Path(staging), seconds, iterations, env)
+            for name in file_names(lib.name, tool):
+                userfiles.place(Path(staging) / name, out / name, force)
+            profile.raw = str(out / Path(profile.raw).name)
+            profile.reports = [str(out / Path(report).name) for report in profile.reports]
+            profiles.append(profile)
+    return profiles
+
+
 def record(lib: Lib, case_id: str, tool: str, out_dir: Path, seconds: float, iterations: int | None,
            env: dict[str, str] | None = None) -> Profile:
     """Profile `case_id` on `lib` with `tool`, keeping the raw profile and
@@ -88,7 +127,7 @@ def record(lib: Lib, case_id: str, tool: str, out_dir: Path, seconds: float, ite
     binary = harness_client.harness_binary(lib)
     loop = ["--iters", str(iterations)] if iterations else ["--seconds", f"{seconds:g}"]
     args = ["profile", case_id, *loop]
-    stem = out_dir / re.sub(r"[^A-Za-z0-9._+-]", "_", lib.name)
+    stem = out_dir / _stem(lib.name)
     if tool == "perf":
         profile = _record_perf(lib, case_id, args, stem, env or {}, seconds)
     else:

@@ -113,7 +113,7 @@ def history_charts(results: list[StoredResult], floors=None) -> list[dict]:
     return [c for c in charts if c]
 
 
-def render(charts: list[dict], out, patterns: tuple[str, ...], hosts: list[str], runs: int) -> str:
+def render(charts: list[dict], patterns: tuple[str, ...], hosts: list[str], runs: int) -> str:
     from html import escape
 
     from sslperf.report import page
@@ -125,5 +125,5 @@ def render(charts: list[dict], out, patterns: tuple[str, ...], hosts: list[str],
              "(by date: the previous run of the same library); hover a point for the test, its p and method. "
              "Runs of one machine only compare with each other honestly: across hosts use the hosts page.</p>")
     body = page.chart_divs(charts)
-    return page.render("sslperf history", "history.html", out, intro, body,
+    return page.render("sslperf history", intro, body,
                        {"charts": charts, "default_view": "absolute", "history": True})

@@ -89,7 +89,7 @@ def hosts_charts(results: list[StoredResult], libraries: tuple[str, ...] = (), f
     return charts
 
 
-def render(charts: list[dict], out, results: list[StoredResult]) -> str:
+def render(charts: list[dict], results: list[StoredResult]) -> str:
     from html import escape
 
     from sslperf.report import page
@@ -99,5 +99,5 @@ def render(charts: list[dict], out, results: list[StoredResult]) -> str:
              "Relative views give each host as a % of the baseline host, with the CI of the ratio across worker "
              "processes (Welch's test: different runs are never paired). A legend names the crypto CPU flags that "
              f"set its host apart; the full lists:</p>{hosts_table(environments)}")
-    return page.render("sslperf hosts", "hosts.html", out, intro, page.chart_divs(charts),
+    return page.render("sslperf hosts", intro, page.chart_divs(charts),
                        {"charts": charts, "default_view": "relative"})

@@ -192,9 +192,7 @@ def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", flo
 <h2>Results</h2>{_results_tables(run, metric, winners)}
 <h2>Verdicts</h2>{_verdicts(run, metric, floors)}
 <h2>Figures as files</h2>{_exports(figures, out)}"""
-    return page.render("sslperf report", "report.html", out, intro, body, data)
+    return page.render("sslperf report", intro, body, data)
 
 
-def write(run: Run, figures: list[Figure], out: Path, metric: str = "wall", floors=None,
-          baseline: str | None = None) -> Path:
-    return page.write(out, "report.html", render(run, figures, out, metric, floors, baseline))
+

@@ -10,7 +10,8 @@ import json
 import re
 from html import escape
 from importlib import resources
-from pathlib import Path
+
+from sslperf.userfiles import Batch
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1280px; color: #222; padding: 0 1em; }
@@ -48,26 +49,24 @@ def plotly_js() -> str:
     return get_plotlyjs()
 
 
-def nav(out: Path, here: str) -> str:
-    """Links to the other pages in `out` (the report, history and hosts pages of one directory)."""
-    links = []
-    for name, title in PAGES:
-        if name == here:
-            links.append(f"<a class='here' href='{name}'>{title}</a>")
-        elif (out / name).exists():
-            links.append(f"<a href='{name}'>{title}</a>")
+def nav(pages: list[str], here: str) -> str:
+    """Links to the other pages of one report directory (the report, history and hosts pages)."""
+    links = [f"<a class='here' href='{name}'>{title}</a>" if name == here else f"<a href='{name}'>{title}</a>"
+             for name, title in PAGES if name in pages]
     return "<nav>" + "".join(links) + "</nav>" if len(links) > 1 else "<nav></nav>"
 
 
-def relink(out: Path) -> None:
-    """Give every page in `out` links to all the others, once they are all written."""
-    for name, _ in PAGES:
-        path = out / name
-        if path.exists():
-            text = path.read_text()
-            start, end = text.find("<nav>"), text.find("</nav>")
-            if 0 <= start < end:
-                path.write_text(text[:start] + nav(out, name) + text[end + len("</nav>"):])
+def link_pages(files: Batch) -> None:
+    """Give every page of the directory links to all the others: the pages
+    of this batch, and those an earlier report wrote there (rewritten with
+    the new links); a page sslperf did not write is neither linked nor touched."""
+    pages = [name for name, _ in PAGES if files.mine(name)]
+    for name in pages:
+        data = files.files.get(name)
+        text = data.decode() if data is not None else (files.directory / name).read_text()
+        start, end = text.find("<nav>"), text.find("</nav>")
+        if 0 <= start < end:
+            files.add(name, text[:start] + nav(pages, name) + text[end + len("</nav>"):])
 
 
 def chart_divs(charts: list[dict]) -> str:
@@ -80,18 +79,20 @@ def chart_divs(charts: list[dict]) -> str:
     return "\n".join(parts)
 
 
-def render(title: str, here: str, out: Path, intro: str, body: str, data: dict) -> str:
-    """A whole page. `data` holds `charts` (see report.charts) and the toolbar's defaults."""
+def render(title: str, intro: str, body: str, data: dict) -> str:
+    """A whole page. `data` holds `charts` (see report.charts) and the toolbar's defaults; its links to
+    the other pages are made by link_pages once the directory's pages are known."""
     generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     app = resources.files("sslperf.report").joinpath("dashboard.js").read_text()
     payload = _script(json.dumps(data, allow_nan=False, default=str))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<meta name="generator" content="sslperf">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>{CSS}</style>
 <script>{_script(plotly_js())}</script></head>
 <body>
-{nav(out, here)}
+<nav></nav>
 <h1>{escape(title)}</h1>
 {intro}
 <p class='chart-note'>Generated {generated} by sslperf. Hover a point for its figures, CI and n; click a legend
@@ -102,10 +103,3 @@ entry to hide a series; the toolbar switches views. Everything is in this file: 
 <script>{_script(app)}</script>
 </body></html>
 """
-
-
-def write(out: Path, name: str, text: str) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / name
-    path.write_text(text)
-    return path

@@ -7,6 +7,7 @@ loopback latency distributions."""
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections import defaultdict
@@ -21,6 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 from sslperf import families  # noqa: E402
 from sslperf.results import Measurement, Run  # noqa: E402
 from sslperf.stats import doubling_fit  # noqa: E402
+from sslperf.userfiles import Batch  # noqa: E402
 
 # Throughput families draw rate against size; the other primitive families draw grouped bars.
 SYMMETRIC_GROUPS = tuple(g for f in families.FAMILIES.values() if f.throughput for g in f.groups)
@@ -45,15 +47,16 @@ def _ok(measurements: list[Measurement], metric: str) -> list[Measurement]:
     return [m for m in measurements if m.status == "ok" and m.summary(metric) is not None]
 
 
-def _save(fig, out: Path, name: str, formats: tuple[str, ...]) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    files = []
+def _save(fig, files: Batch, name: str, formats: tuple[str, ...]) -> list[Path]:
+    """The figure in each format, added to the files to write (none is written before all are checked)."""
+    paths = []
     for fmt in formats:
-        path = out / f"{name}.{fmt}"
-        fig.savefig(path, format=fmt, bbox_inches="tight", dpi=110 if fmt == "png" else None)
-        files.append(path)
+        data = io.BytesIO()
+        fig.savefig(data, format=fmt, bbox_inches="tight", dpi=110 if fmt == "png" else None,
+                    metadata={"Software" if fmt == "png" else "Creator": "sslperf"})
+        paths.append(files.add(f"{name}.{fmt}", data.getvalue()))
     plt.close(fig)
-    return files
+    return paths
 
 
 def _slug(text: str) -> str:
@@ -64,7 +67,7 @@ def _libs(run: Run) -> list[str]:
     return [lib.name for lib in run.libs]
 
 
-def throughput_by_size(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+def throughput_by_size(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
     """One figure per group/operation/workload: a panel per algorithm,
     throughput (GB/s) against buffer size, one line per library with its CI."""
     figures = []
@@ -105,11 +108,11 @@ def throughput_by_size(run: Run, out: Path, formats: tuple[str, ...], metric: st
         title = f"{group}: {operation}" + (" (openssl speed's loop)" if workload == "speed-compat" else "")
         fig.suptitle(title, y=1.03)
         name = _slug(f"throughput-{group}-{operation}-{workload}")
-        figures.append(Figure(name, title, _save(fig, out, name, formats)))
+        figures.append(Figure(name, title, _save(fig, files, name, formats)))
     return figures
 
 
-def operations_bars(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+def operations_bars(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
     """Op/s per operation as small multiples: a panel per case, each with its
     own linear axis from zero (cases differ by orders of magnitude, and a
     shared log axis would make a 30% gap look like 8x), the libraries side by
@@ -144,11 +147,11 @@ def operations_bars(run: Run, out: Path, formats: tuple[str, ...], metric: str =
         fig.suptitle(f"{group}: median with 95% CI, each panel from zero")
         fig.tight_layout()
         name = _slug(f"ops-{group}")
-        figures.append(Figure(name, group, _save(fig, out, name, formats)))
+        figures.append(Figure(name, group, _save(fig, files, name, formats)))
     return figures
 
 
-def version_lines(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall",
+def version_lines(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall",
                   case_ids: tuple[str, ...] = ()) -> list[Figure]:
     """Each chosen case's median across the libraries in version order
     (flavor, then version), relative to the oldest: how a figure moved from
@@ -186,10 +189,10 @@ def version_lines(run: Run, out: Path, formats: tuple[str, ...], metric: str = "
     ax.set_title("version over version (higher is faster)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    return [Figure("versions", "version over version", _save(fig, out, "versions", formats))]
+    return [Figure("versions", "version over version", _save(fig, files, "versions", formats))]
 
 
-def scaling_fits(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+def scaling_fits(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
     """Rate against key size on log-log axes with the fitted doubling factor
     `a` (a doubling of the key size divides the rate by a)."""
     figures = []
@@ -222,11 +225,11 @@ def scaling_fits(run: Run, out: Path, formats: tuple[str, ...], metric: str = "w
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
         name = _slug(f"scaling-{title}")
-        figures.append(Figure(name, title, _save(fig, out, name, formats)))
+        figures.append(Figure(name, title, _save(fig, files, name, formats)))
     return figures
 
 
-def handshake_figures(run: Run, out: Path, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
     """TLS: in-memory handshakes as stacked client/server CPU bars per
     library, and loopback request latencies as distributions (box plots of
     pretransfer and total per library)."""
@@ -254,7 +257,7 @@ def handshake_figures(run: Run, out: Path, formats: tuple[str, ...], metric: str
         ax.set_title("TLS handshakes in memory: client and server CPU")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7)
-        figures.append(Figure("tls-handshakes", "TLS handshakes", _save(fig, out, "tls-handshakes", formats)))
+        figures.append(Figure("tls-handshakes", "TLS handshakes", _save(fig, files, "tls-handshakes", formats)))
     loop = [m for m in run.measurements if m.family == "tls-loopback" and m.status == "ok" and m.extra]
     cases = list(dict.fromkeys(m.case for m in loop))
     if cases:
@@ -273,11 +276,11 @@ def handshake_figures(run: Run, out: Path, formats: tuple[str, ...], metric: str
             ax.grid(axis="y", alpha=0.3)
         fig.suptitle("HTTPS over loopback: request latency distributions")
         fig.tight_layout()
-        figures.append(Figure("tls-loopback", "HTTPS over loopback", _save(fig, out, "tls-loopback", formats)))
+        figures.append(Figure("tls-loopback", "HTTPS over loopback", _save(fig, files, "tls-loopback", formats)))
     return figures
 
 
-def bisect_figure(run: Run, out: Path, formats: tuple[str, ...]) -> list[Figure]:
+def bisect_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figure]:
     """A stored bisect: the case's cost per operation at every release (or
     commit) it measured, in history order, with each found step marked."""
     search = run.settings.get("bisect")
@@ -307,11 +310,11 @@ def bisect_figure(run: Run, out: Path, formats: tuple[str, ...]) -> list[Figure]
     ax.set_ylabel(f"{unit} per operation (lower is better)")
     ax.set_title(f"bisect of {search.get('case')}: {search.get('status') or 'not finished'}")
     ax.grid(alpha=0.3)
-    return [Figure("bisect", f"bisect of {search.get('case')}", _save(fig, out, "bisect", formats))]
+    return [Figure("bisect", f"bisect of {search.get('case')}", _save(fig, files, "bisect", formats))]
 
 
-def all_figures(run: Run, out: Path, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
-    return (bisect_figure(run, out, formats)
-            + throughput_by_size(run, out, formats, metric) + operations_bars(run, out, formats, metric)
-            + scaling_fits(run, out, formats, metric) + version_lines(run, out, formats, metric)
-            + handshake_figures(run, out, formats, metric))
+def all_figures(run: Run, files: Batch, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
+    return (bisect_figure(run, files, formats)
+            + throughput_by_size(run, files, formats, metric) + operations_bars(run, files, formats, metric)
+            + scaling_fits(run, files, formats, metric) + version_lines(run, files, formats, metric)
+            + handshake_figures(run, files, formats, metric))
