@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sslperf.cli.common import settings as make_settings
-from sslperf.libs import catalog, installed, versions
-from sslperf.measure import suites
-from sslperf.measure.session import certificates, run_cases
+from sslperf.libs import installed, releases, versions
+from sslperf.measure import modes, plan, suites
 
 CASES = ["api/ssl-ctx/new", "api/pem/private-key", "api/fetch/sha256", "api/ca-load/file",
          "tls/handshake/tls1.3/x25519/ecdsa-p256/new", "sig/rsa-2048/sign", "sig/ecdsa-p256/sign",
@@ -33,19 +31,17 @@ def main() -> int:
     parser.add_argument("--case", action="append", dest="cases")
     parser.add_argument("--processes", type=int, default=3)
     args = parser.parse_args()
-    releases = [r.version for r in catalog.releases("openssl") if versions.series(r.version) == args.series]
-    libs = [installed.find(f"openssl-{v}") for v in releases]
+    offered = [r.version for r in releases.offered("openssl") if versions.series(r.version) == args.series]
+    libs = [installed.find(f"openssl-{v}") for v in offered]
     cases = [suites.parse_case(c) for c in (args.cases or CASES)]
-    settings = make_settings(20, 3, None, False, args.processes, metric="instructions")
-    print(f"{len(cases)} cases × {len(libs)} releases ({', '.join(releases)}), instructions, "
+    settings = plan.settings(20, 3, None, False, args.processes, metric="instructions")
+    print(f"{len(cases)} cases × {len(libs)} releases ({', '.join(offered)}), instructions, "
           f"{args.processes} processes each", file=sys.stderr)
-    with certificates(libs[0]) as cert_dir:
-        run = run_cases(libs, cases, settings, None, "bench/release_series.py",
-                        extra_env={"SSLPERF_CERT_DIR": str(cert_dir)},
-                        progress=lambda what, done, total: print(f"  {done}/{total} {what}", file=sys.stderr))
+    run = modes.run_cases(libs, cases, settings, None, "bench/release_series.py",
+                          progress=lambda what, done, total: print(f"  {done}/{total} {what}", file=sys.stderr))
     cells = {(m.case, m.lib): m for m in run.measurements}
-    print(f"| case | {' | '.join(releases)} |")
-    print("|---|" + "---:|" * len(releases))
+    print(f"| case | {' | '.join(offered)} |")
+    print("|---|" + "---:|" * len(offered))
     for case in cases:
         row, previous = [], None
         for lib in libs:

@@ -27,6 +27,8 @@ want openssl openssl
 # `sslperf profile`: perf (sampling) and valgrind (callgrind, where perf is not allowed).
 want perf linux-perf
 want valgrind valgrind
+# Builds compile only what changed since an earlier build (bisects, neighbouring releases).
+want ccache ccache
 if [ "${EXTRAS:-}" = "test" ]; then
   # The tests start a real PostgreSQL and open the HTML report in headless Chromium.
   want /usr/lib/postgresql postgresql

@@ -1,3 +1,12 @@
+"""What the tests share. Each test gets a private cache and data directory
+(never the user's), but what depends only on its inputs is made once and
+kept across runs under TEST_CACHE (SSLPERF_TEST_CACHE, default .test-cache
+in the checkout): the harness compiled against a library (keyed by the
+library and the harness source) and the libraries the end-to-end tests build
+(keyed by sslperf's own build cache key). scripts/test.sh starts those
+builds before the tests, runs the tests that do not time anything in two
+workers, each on a CPU of its own, and then the `timing` tests alone."""
+
 import os
 import shutil
 import subprocess
@@ -7,12 +16,54 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data"
+TEST_CACHE = Path(os.environ.get("SSLPERF_TEST_CACHE") or Path(__file__).parent.parent / ".test-cache")
+E2E_LIBS = tuple(line for line in (Path(__file__).parent / "e2e-libs.txt").read_text().splitlines()
+                 if line and not line.startswith("#"))
+FIPS_LIB = "openssl-3.0.8+fips"           # the validated 3.0.8 with its FIPS module; its library is 3.0.8's
+assert FIPS_LIB in E2E_LIBS
+
+
+def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker:      # xdist sets COLUMNS=80 in its workers; sslperf's output in a pipe is as wide as its content
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
+    allowed = sorted(os.sched_getaffinity(0))
+    if worker.startswith("gw") and len(allowed) > 1:
+        # A worker and all it starts (harness workers, builds) on one CPU: two workers never share one.
+        os.sched_setaffinity(0, {allowed[int(worker[2:]) % len(allowed)]})
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that need a built library last (stable otherwise): by the
+    time the workers reach them, the builds started with the run are done,
+    so no worker sits waiting for one while other tests could run."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is not None)
+
+
+def private_cache(path: Path) -> Path:
+    """A new cache directory at `path` whose compiled harnesses are the ones
+    every test shares (they depend only on the library and the harness source)."""
+    path.mkdir(parents=True)
+    (TEST_CACHE / "harness").mkdir(parents=True, exist_ok=True)
+    (path / "harness").symlink_to(TEST_CACHE / "harness", target_is_directory=True)
+    return path
 
 
 @pytest.fixture
 def sslperf_dirs(tmp_path, monkeypatch):
-    """A private cache and data dir, so tests never touch the user's."""
-    cache, data = tmp_path / "cache", tmp_path / "data"
+    """A private cache and data dir, so tests never touch the user's (the
+    compiled harnesses shared, see private_cache)."""
+    cache, data = private_cache(tmp_path / "cache"), tmp_path / "data"
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(cache))
+    monkeypatch.setenv("SSLPERF_DATA_DIR", str(data))
+    return cache, data
+
+
+@pytest.fixture
+def cold_dirs(tmp_path, monkeypatch):
+    """A private cache and data dir with nothing in them, not even a harness."""
+    cache, data = tmp_path / "cold-cache", tmp_path / "cold-data"
     monkeypatch.setenv("SSLPERF_CACHE_DIR", str(cache))
     monkeypatch.setenv("SSLPERF_DATA_DIR", str(data))
     return cache, data
@@ -37,10 +88,12 @@ def run_cli(*args, env=None, timeout=1200):
 
 @pytest.fixture(scope="session")
 def e2e_env(tmp_path_factory):
-    """A private cache shared by the end-to-end tests of one session, so the
-    real OpenSSL they build is built once."""
-    root = tmp_path_factory.mktemp("e2e")
-    return {"SSLPERF_CACHE_DIR": str(root / "cache"), "SSLPERF_DATA_DIR": str(root / "data")}
+    """The cache of the end-to-end tests: the real libraries they build are
+    built once (scripts/test.sh starts the builds before the tests; a build
+    in progress is waited for, not repeated) and kept for the next run; the
+    data directory (store, registrations) is this session's own."""
+    return {"SSLPERF_CACHE_DIR": str(TEST_CACHE / "e2e"),
+            "SSLPERF_DATA_DIR": str(tmp_path_factory.mktemp("e2e") / "data")}
 
 
 @pytest.fixture(scope="session")
@@ -58,6 +111,15 @@ def built_openssl3(e2e_env):
     result = run_cli("libs", "build", "openssl-3.6", env=e2e_env, timeout=1800)
     assert result.returncode == 0, result.stderr + result.stdout
     return "openssl-3.6"
+
+
+@pytest.fixture(scope="session")
+def built_fips(e2e_env):
+    """OpenSSL 3.0.8 built with its FIPS module (self-tested at build); as a
+    library it is 3.0.8 itself, so it also stands for OpenSSL 3.0."""
+    result = run_cli("libs", "build", FIPS_LIB, env=e2e_env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    return FIPS_LIB
 
 
 @pytest.fixture

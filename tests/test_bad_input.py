@@ -6,7 +6,6 @@ import hashlib
 import json
 
 import pytest
-
 from conftest import DATA, run_cli
 
 NOT_A_DIR = "/etc/passwd/x"       # a path under a file: no directory can be made there
@@ -93,7 +92,7 @@ FLOAT_OPTIONS = [  # (arguments before the option, the option, a value in range)
     (["api", "--threads", "1"], "--thread-seconds", "1"),
     (["tls", "--threads", "1"], "--thread-seconds", "1"),
     (["profile", "kex/x25519/derive", "--lib", "system"], "--seconds", "1"),
-    (["offload", "bench"], "--seconds", "1"),
+    (["offload", "bench"], "--time", "5"),
     (["compare", "a", "b"], "--threshold", "2"),
     (["compare", "a", "b"], "--alpha", "0.05"),
     (["compare", "a", "b"], "--fail-above", "5"),

@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from sslperf.bisect.space import commits_between, releases_between
 from sslperf.errors import SslperfError
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from sslperf.bisect.probe import Judge
 from sslperf.bisect.search import EndUnusable, Search, classify
-from sslperf.bisect.session import Judge
 from sslperf.compare import Change
 from sslperf.results import PROCESS_KEY, Measurement, Run
 

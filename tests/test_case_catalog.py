@@ -7,8 +7,8 @@ import pytest
 
 from sslperf.libs import installed
 from sslperf.measure import catalog, suites
+from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Worker
-from sslperf.measure.session import certificates
 
 
 def every_case_id() -> list[str]:
@@ -21,7 +21,7 @@ def every_case_id() -> list[str]:
 
 def prepare_all(lib) -> dict[str, dict]:
     answers = {}
-    with certificates(lib) as cert_dir, Worker(lib, {"SSLPERF_CERT_DIR": str(cert_dir)}) as worker:
+    with made_by(lib) as cert_dir, Worker(lib, {"SSLPERF_CERT_DIR": str(cert_dir)}) as worker:
         for case_id in every_case_id():
             answers[case_id] = worker.request(f"prepare {case_id}", timeout=120).data
             worker.request(f"release {case_id}", timeout=60)

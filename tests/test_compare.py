@@ -3,7 +3,9 @@ on real runs: with and without AES-NI is a real, significant difference."""
 
 import json
 
+import pytest
 from conftest import run_cli
+
 from sslperf.compare import Column, compare
 from sslperf.results import LibInfo, Measurement, Run
 
@@ -41,6 +43,7 @@ def test_single_reported_figures_get_no_verdict():
     assert result.rows[0].changes[1].verdict == "?" and result.regressions(5) == []
 
 
+@pytest.mark.timing
 def test_compare_cli_with_and_without_aesni(sslperf_dirs):
     args = ["speed", "--case", "cipher/aes-128-gcm/encrypt/16384", "--case", "kex/x25519/derive", "--time", "5",
             "--samples", "7", "--json"]

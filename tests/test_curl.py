@@ -7,8 +7,8 @@ import json
 import subprocess
 
 import pytest
-
 from conftest import run_cli
+
 from sslperf.errors import BuildFailed
 from sslperf.libs import curl, installed
 from sslperf.libs.footprint import Linkage

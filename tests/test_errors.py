@@ -5,8 +5,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from sslperf.errors import MissingTool
 from sslperf.proc import require_tool
 

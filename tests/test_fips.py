@@ -10,17 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-
+from conftest import FIPS_LIB as MODULE_LIB
 from conftest import run_cli
-
-MODULE_LIB = "openssl-3.0.8+fips"
-
-
-@pytest.fixture(scope="session")
-def built_fips(e2e_env):
-    result = run_cli("libs", "build", MODULE_LIB, env=e2e_env, timeout=1800)
-    assert result.returncode == 0, result.stderr + result.stdout
-    return MODULE_LIB
 
 
 def _lib(name):

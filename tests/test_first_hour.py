@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, run_cli
 
 OPENSSL_308 = DATA / "speed" / "openssl-3.0.8-text.txt"
@@ -155,6 +154,7 @@ def _star_rows(text: str) -> list[str]:
     return [line for line in text.splitlines() if "aes-128-gcm encrypt 16384 B" in line]
 
 
+@pytest.mark.timing
 def test_star_marks_no_winner_in_a_tie(sslperf_dirs, tmp_path):
     # The system OpenSSL registered a second time: the same code in two columns of one
     # interleaved run, so any gap between them is noise — the old tables starred one anyway.
@@ -176,6 +176,7 @@ def test_star_marks_no_winner_in_a_tie(sslperf_dirs, tmp_path):
     assert "no ★: a tie" in result.stdout
 
 
+@pytest.mark.timing
 def test_star_marks_a_real_winner(sslperf_dirs):
     from rich.console import Console
 

@@ -2,10 +2,11 @@
 an OpenSSL 1.1.1w built from the crate."""
 
 import pytest
+from conftest import private_cache
 
-from sslperf.measure import environment
 from sslperf.libs import installed
 from sslperf.libs.system import find_system
+from sslperf.measure import environment
 from sslperf.measure.harness_client import Worker
 from sslperf.measure.runner import Runner, Settings
 from sslperf.measure.suites import parse_case
@@ -32,7 +33,7 @@ def measure(libs, case_ids, **settings):
 @pytest.fixture(scope="module")
 def system_run(tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("SSLPERF_CACHE_DIR", str(tmp_path_factory.mktemp("harness-cache")))
+    mp.setenv("SSLPERF_CACHE_DIR", str(private_cache(tmp_path_factory.mktemp("harness") / "cache")))
     try:
         yield measure([find_system()], FAMILY_CASES + ["kem/ml-kem-768/encaps"])
     finally:
@@ -66,7 +67,7 @@ def test_a_missing_algorithm_is_na_with_a_reason(system_run):
 
 
 def test_the_worker_refuses_bad_names_and_sizes(tmp_path, monkeypatch):
-    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(private_cache(tmp_path / "cache")))
     with Worker(find_system()) as worker:
         for bad, words in [("cipher/aes-128-gcm/encrypt/0", "bad size"), ("cipher/rot13/encrypt/16", "unknown cipher"),
                            ("nosuch/x", "no family"), ("sig/x25519/sign", "no sig operation")]:
@@ -85,6 +86,7 @@ def test_a_built_library_measures_beside_the_system_one(built_openssl, in_e2e_ca
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_cpu_mask_changes_the_capability_and_the_speed(built_openssl, in_e2e_cache):
     if "aes" not in environment.capture()["cpu_flags"]:
         pytest.skip("this CPU has no AES-NI to mask")
@@ -100,6 +102,7 @@ def test_cpu_mask_changes_the_capability_and_the_speed(built_openssl, in_e2e_cac
     assert masked.measurements[0].summary().median < 0.5 * plain.measurements[0].summary().median
 
 
+@pytest.mark.timing
 def test_api_patterns_on_the_system_library(sslperf_dirs):
     """`sslperf api` end to end: every pattern runs (or is n/a with a reason)."""
     import json
@@ -122,7 +125,7 @@ def test_api_patterns_on_the_system_library(sslperf_dirs):
 def test_workers_are_pinned_and_samples_come_from_several_processes(tmp_path, monkeypatch):
     import os
 
-    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(private_cache(tmp_path / "cache")))
     cpu = max(os.sched_getaffinity(0))
     with Worker(find_system(), cpu=cpu) as worker:
         assert worker.request("info", timeout=60).type == "info"
@@ -170,6 +173,7 @@ def test_instructions_without_valgrind_is_a_clear_error(sslperf_dirs):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.timing
 def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path, monkeypatch):
     """The paired verdict on real workers: the system library against a
     second copy of itself is `~`; the same library without AES-NI (a run of
@@ -177,7 +181,7 @@ def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path
     from sslperf.compare import Column, compare
     from sslperf.noise.floor import twin
 
-    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SSLPERF_CACHE_DIR", str(private_cache(tmp_path / "cache")))
     system = find_system()
     case = parse_case("cipher/aes-128-gcm/encrypt/1350")
     runner = Runner([system, twin(system)], Settings(5, 10, processes=5))

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 
 DATA = Path(__file__).parent / "data" / "speed"
@@ -81,3 +80,12 @@ def test_absurd_figures_are_one_paragraph_errors(sslperf_dirs, find, replace):
     assert refused.returncode == 2 and "Traceback" not in stderr, stderr
     assert "standard input, line" in stderr and "Nothing was imported" in stderr
     assert json.loads(run_cli("runs", "list", "--json").stdout) == []
+
+
+def test_importing_on_a_cold_cache_compiles_nothing(cold_dirs):
+    # The importers need no harness: nothing of it is compiled, the catalog is not read.
+    cache, _ = cold_dirs
+    for name in ("openssl-3.6.3-text-kem-sig.txt", "bssl-aws-lc-2283-aead.txt", "openssl-1.1.1w-mr.txt"):
+        done = run_cli("import", DATA / name, "--show")
+        assert done.returncode == 0, done.stderr
+    assert not (cache / "harness").exists(), sorted(p.name for p in (cache / "harness").iterdir())

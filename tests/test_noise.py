@@ -5,6 +5,7 @@ end to end on the system library."""
 import json
 
 from conftest import run_cli
+
 from sslperf.compare import Column, compare
 from sslperf.noise.floor import TWIN, floors
 from sslperf.results import LibInfo, Measurement, Run

@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from sslperf.offload import config, drivers
 
 PROC = Path("/proc/crypto")
@@ -68,6 +68,17 @@ def test_crossover_logic():
     assert config.crossover({16: 1.0, 1024: 20.0, 8192: 30.0}, user) is None          # never wins
     assert config.crossover({16: 50.0, 1024: 60.0, 8192: 90.0}, user) == 16           # always wins
     assert config.crossover({16: 50.0, 1024: 20.0, 8192: 90.0}, user) > 1024          # must win at every larger size
+
+
+def test_clear_crossover_claims_only_clear_wins():
+    """Per size 1 (the kernel clearly faster), -1 (clearly slower) or 0 (neither), with the medians."""
+    kernel, user = {16: 1.0, 1024: 44.0, 8192: 90.0}, {16: 40.0, 1024: 46.0, 8192: 46.0}
+    interpolated = config.clear_crossover({16: -1, 1024: -1, 8192: 1}, kernel, user)
+    assert interpolated == config.crossover(kernel, user) and 1024 < interpolated < 8192   # a clear loss just below
+    assert config.clear_crossover({16: -1, 1024: 0, 8192: 1}, kernel, user) == 8192        # unclear below: no less
+    assert config.clear_crossover({16: -1, 1024: 1, 8192: 0}, kernel, user) is None        # unclear at the largest
+    assert config.clear_crossover({16: 1, 1024: -1, 8192: 1}, kernel, user) > 1024         # a win at every larger size
+    assert config.clear_crossover({16: 1, 1024: 1, 8192: 1}, kernel, user) == 16
 
 
 def test_config_from_seed_004s_real_outputs(sslperf_dirs):

@@ -10,11 +10,11 @@ import shutil
 import stat
 
 import pytest
-
 from conftest import DATA, run_cli
-from sslperf.profiling import compare, parse, record
-from sslperf.profiling.model import FunctionCost, Profile
+
 from sslperf.errors import SslperfError
+from sslperf.profiling import diff, parse, record
+from sslperf.profiling.model import FunctionCost, Profile
 
 RECORDED = DATA / "profile"
 OLD, NEW = "openssl-1.1.1w+debug-symbols", "openssl-3.0.8+debug-symbols"
@@ -113,11 +113,11 @@ def test_30_and_111_have_different_top_functions(tool):
     old, new = recorded_profile(OLD, tool), recorded_profile(NEW, tool)
     assert {f.name for f in old.top_self(5)}.isdisjoint(
         {"ossl_sa_doall_arg", "ossl_lh_strcasehash", "OPENSSL_LH_retrieve", "ossl_namemap_name2num_n"})
-    rising = [c.name for c in compare.changed_most(old, new, 8, "self") if c.self_change > 0]
+    rising = [c.name for c in diff.changed_most(old, new, 8, "self") if c.self_change > 0]
     assert "ossl_sa_doall_arg" in rising and "ossl_lh_strcasehash" in rising
-    for c in compare.changed_most(old, new, 8, "self"):
+    for c in diff.changed_most(old, new, 8, "self"):
         assert abs(c.self_change) >= 1.0
-    inclusive = {c.name: c for c in compare.changed_most(old, new, 20, "inclusive")}
+    inclusive = {c.name: c for c in diff.changed_most(old, new, 20, "inclusive")}
     decoder = inclusive["OSSL_DECODER_CTX_new_for_pkey"]
     assert decoder.a_inclusive == 0.0 and decoder.b_inclusive > 30
 
@@ -130,13 +130,13 @@ def test_comparison_matches_ex_names_and_folds_call_chains():
     a = make("a", [("X509_load_cert_crl_file", 0.1, 70.0), ("by_file_ctrl", 0.0, 70.0), ("hot", 10.0, 10.0)])
     b = make("b", [("X509_load_cert_crl_file", 0.0, 90.0), ("X509_load_cert_crl_file_ex", 0.2, 90.0),
                    ("by_file_ctrl_ex", 0.0, 90.0), ("hot", 2.0, 2.0), ("new_thing", 5.0, 40.0)])
-    rows = compare.changed_most(a, b, 10, "inclusive")
+    rows = diff.changed_most(a, b, 10, "inclusive")
     chain = next(r for r in rows if r.name.startswith("X509_load_cert_crl_file"))
     assert chain.name == "X509_load_cert_crl_file(_ex)" and chain.same_shares == ("by_file_ctrl(_ex)",)
     assert (chain.a_inclusive, chain.b_inclusive) == (70.0, 90.0)
     assert [r.name for r in rows][:1] == ["new_thing"]
-    assert [r.name for r in compare.changed_most(a, b, 1, "self")] == ["hot"]
-    summary = compare.comparison(a, b, 5)
+    assert [r.name for r in diff.changed_most(a, b, 1, "self")] == ["hot"]
+    summary = diff.comparison(a, b, 5)
     assert summary["cost_ratio"] == 1.0 and summary["changed_most_self"][0]["self_change_pp"] == -8.0
 
 
@@ -180,10 +180,9 @@ def test_unknown_case_and_library_are_errors_without_traceback(sslperf_dirs):
 
 
 @pytest.fixture(scope="module")
-def built_30(e2e_env):
-    result = run_cli("libs", "build", "openssl-3.0", env=e2e_env, timeout=1800)
-    assert result.returncode == 0, result.stderr + result.stdout
-    return "openssl-3.0"
+def built_30(built_fips):
+    """OpenSSL 3.0.8: the FIPS tests' build, whose library is 3.0.8's own (its default provider serves)."""
+    return built_fips
 
 
 def profile_json(tmp_path, *args, env):

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, run_cli
+
 from sslperf.recommend import decide
 from sslperf.recommend.check import LibraryCheck
 from sslperf.results import Run
@@ -212,8 +212,8 @@ def test_openssl_cnf_is_refused_for_boringssl_and_bad_runs_are_explained(store_e
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     run = Run.from_dict(json.loads((DATA / "recommend" / "boringssl-5.4.0.json").read_text()))
     evidence = decide.Evidence([m for m in run.measurements if m.lib == "boringssl-5.4.0"], [])
-    from sslperf.recommend.snippets import render
     from sslperf.errors import SslperfError
+    from sslperf.recommend.snippets import render
     with pytest.raises(SslperfError, match="does not read openssl.cnf"):
         render(decide.decide(evidence, "boringssl-5.4.0", "boringssl", "BoringSSL"), "openssl-cnf")
 

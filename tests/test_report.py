@@ -7,9 +7,8 @@ import json
 import re
 
 import pytest
-
 from browser import open_page
-from conftest import DATA, run_cli
+from conftest import DATA, private_cache, run_cli
 
 CASES = ["cipher/aes-128-gcm/encrypt/64", "cipher/aes-128-gcm/encrypt/1024", "cipher/aes-128-gcm/encrypt/16384",
          "digest/sha256/64", "digest/sha256/16384", "sig/rsa-2048/sign", "sig/rsa-3072/sign",
@@ -31,7 +30,7 @@ def store(tmp_path_factory):
     imported as host lab-a, and real runs of the system library on lab-a
     (plain, and with AES-NI hidden) and on lab-b."""
     root = tmp_path_factory.mktemp("report")
-    env = {"SSLPERF_CACHE_DIR": str(root / "cache"), "SSLPERF_DATA_DIR": str(root / "data"), "SSLPERF_HOST": "lab-a"}
+    env = {"SSLPERF_CACHE_DIR": str(private_cache(root / "cache")), "SSLPERF_DATA_DIR": str(root / "data"), "SSLPERF_HOST": "lab-a"}
     for name in IMPORTS:
         imported = run_cli("import", DATA / "speed" / name, "--host", "lab-a", env=env)
         assert imported.returncode == 0, imported.stderr
@@ -143,16 +142,17 @@ def test_history_orders_versions_and_draws_in_chromium(report_dir):
 def test_history_marks_a_real_change_between_two_points(store):
     """The verdict of a point against the one before it comes from the real
     test: the very same library without AES-NI is far slower at AES-GCM."""
-    from sslperf.report import history
-    from sslperf.store import StoredResult, Store
+    from sslperf.report import history_page
+    from sslperf.results import RecordedMeasurement
+    from sslperf.store import Store
 
     db = Store(f"sqlite:///{store['root'] / 'data' / 'sslperf.db'}")
     results = db.results(["cipher/aes-128-gcm/encrypt/16384"], ["lab-a"])
     plain = next(r for r in results if r.run_id == store["plain"])
     masked = next(r for r in results if r.run_id == store["masked"])
-    as_versions = [StoredResult(**{**vars(plain), "version": "1.0", "environment": {}}),
-                   StoredResult(**{**vars(masked), "version": "2.0", "environment": {}})]
-    chart = history.case_chart("c", as_versions, several_hosts=False)
+    as_versions = [RecordedMeasurement(**{**vars(plain), "version": "1.0", "environment": {}}),
+                   RecordedMeasurement(**{**vars(masked), "version": "2.0", "environment": {}})]
+    chart = history_page.case_chart("c", as_versions, several_hosts=False)
     later = next(p for p in chart["points"] if p["version"] == "2.0")
     assert later["verdicts"]["version"]["wall"]["verdict"] == "slower"
     assert later["verdicts"]["version"]["wall"]["p"] < 0.05

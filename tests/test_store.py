@@ -18,18 +18,21 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-
 from conftest import run_cli
+
 from sslperf import importers
-from sslperf.cli.runs import describe_state
 from sslperf.errors import SslperfError
-from sslperf.measure.session import recorded
+from sslperf.measure.recording import recorded
 from sslperf.results import LibInfo, Measurement, Run
 from sslperf.store import Store
+from sslperf.store.latest import describe_state
 
 SPEED = Path(__file__).parent / "data" / "speed"
 # Every real sample the importers read (the one whose only figure is 0.00 has nothing to import).
 SAMPLES = sorted(p.name for p in SPEED.iterdir() if p.suffix in (".txt", ".json") and "zero" not in p.name)
+
+# One PostgreSQL server for the module: its tests go to one worker.
+pytestmark = pytest.mark.xdist_group("postgres")
 
 
 def _free_port() -> int:

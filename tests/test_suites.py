@@ -1,7 +1,7 @@
 import pytest
 
-from sslperf.measure import suites
 from sslperf.errors import SslperfError
+from sslperf.measure import suites
 
 
 def test_every_case_of_every_suite_parses_back():

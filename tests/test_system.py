@@ -5,8 +5,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import run_cli
+
 from sslperf.libs.system import find_system
 
 

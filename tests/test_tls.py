@@ -5,10 +5,10 @@ import json
 import re
 
 import pytest
-
 from conftest import run_cli
-from sslperf.measure import suites
+
 from sslperf.errors import SslperfError
+from sslperf.measure import suites
 
 
 def tls_run(*extra):

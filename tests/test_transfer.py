@@ -4,13 +4,13 @@ writes and its own server reads over a BIO pair, checked byte for byte."""
 import json
 
 import pytest
-
 from conftest import run_cli
+
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import catalog, suites
+from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Worker
-from sslperf.measure.session import certificates
 
 
 def transfer_run(*cases, env=None, exit_code=0):
@@ -20,6 +20,7 @@ def transfer_run(*cases, env=None, exit_code=0):
     return {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
 
 
+@pytest.mark.timing          # the send/receive split is a proportion of CPU times
 def test_every_suite_and_protocol_moves_the_bytes_written_on_the_system_lib(sslperf_dirs):
     cases = [f"tls/transfer/{p}/{s}/16384" for p in ("tls1.3", "tls1.2")
              for s in ("aes-128-gcm", "aes-256-gcm", "chacha20-poly1305")]
@@ -42,7 +43,7 @@ def test_every_suite_and_protocol_moves_the_bytes_written_on_the_system_lib(sslp
 
 def test_the_first_write_is_checked_for_version_suite_and_bytes(sslperf_dirs):
     lib = installed.find("system")
-    with certificates(lib) as cert_dir, Worker(lib, {"SSLPERF_CERT_DIR": str(cert_dir)}) as worker:
+    with made_by(lib) as cert_dir, Worker(lib, {"SSLPERF_CERT_DIR": str(cert_dir)}) as worker:
         for case, expected in (("tls/transfer/tls1.3/chacha20-poly1305/1024", "TLSv1.3 TLS_CHACHA20_POLY1305_SHA256"),
                                ("tls/transfer/tls1.2/aes-256-gcm/65536", "TLSv1.2 ECDHE-ECDSA-AES256-GCM-SHA384")):
             reply = worker.request(f"prepare {case}", timeout=120).data

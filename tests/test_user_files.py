@@ -11,14 +11,13 @@ import sys
 import time
 
 import pytest
-
 from conftest import DATA, run_cli
 
 from sslperf import userfiles
 
 DECOY = "my own notes, not sslperf's\n"
 SPEED_OUTPUT = DATA / "speed" / "openssl-3.0.8-text.txt"
-RECORDING = DATA / "offload" / "afalg-bench-seed004.jsonl"
+RECORDING = DATA / "offload" / "afalg-seed004-run.json"
 
 
 def imported() -> str:

@@ -1,7 +1,7 @@
 import pytest
 
 from sslperf.errors import SslperfError
-from sslperf.libs import catalog, crates, variants
+from sslperf.libs import crates, releases, variants
 
 CONFIGURE_EXCERPT = '''
 my @disablables = (
@@ -76,7 +76,7 @@ def test_openssl_only_variants_are_refused_for_cmake_flavors():
 ])
 def test_minimal_per_real_version(sslperf_dirs, version, skipped):
     """The real Configure of each version, fetched from crates.io with cargo."""
-    release = catalog.resolve(catalog.parse_name(f"openssl-{version}"))
+    release = releases.resolve(releases.parse_name(f"openssl-{version}"))
     source = crates.fetch(release.crate) / "openssl"
     features = variants.known_features(source / "Configure")
     plan = variants.plan(variants.lookup(("minimal", "nistp"), "openssl"), features, [], [])

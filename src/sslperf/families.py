@@ -1,17 +1,19 @@
 """One record per family of cases: the tables its results go in, in which
 order, how a row is labelled, and which terminal table draws it. Every
-output asks here instead of testing family names itself."""
+output asks here instead of testing family names itself.
+
+Plain data: this module imports nothing of sslperf's. What only the
+harness's catalog knows (which of its ciphers are AEADs, the API topics'
+titles) is added for measured cases by sslperf.measure.groups.
+
+A label function takes a result (sslperf.results.Measurement) and reads its
+fields: case, family, algorithm, operation, size, workload, note."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from sslperf.measure.suites import Case
-    from sslperf.results import Measurement
 
 AEAD_GROUP, BLOCK_GROUP = "AEAD ciphers", "block ciphers (CBC, CTR)"
 TRANSFER_GROUP = "TLS bulk transfer (in memory)"
@@ -26,10 +28,10 @@ class Family:
     groups: tuple[str, ...]          # its tables, in display order (API topics come from the catalog)
     table: str                       # terminal table: rates | api | tls | loopback | threads (see table_of)
     throughput: bool = False         # rates are bytes/s (sizes on the x axis)
-    label: Callable[[Measurement], str] | None = None
+    label: Callable[[object], str] | None = None
 
 
-def _primitive_label(m: Measurement) -> str:
+def _primitive_label(m) -> str:
     """`aes-128-gcm encrypt 16 B [speed-compat]`."""
     parts = [m.algorithm, "" if m.family in ("digest", "mac", "keygen") else m.operation]
     if m.size is not None:
@@ -55,6 +57,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            label=lambda m: "GET " + " ".join(m.case.split("/")[2:])),
     Family("tls-memory", ("TLS memory per connection",), "memory",
            label=lambda m: " ".join(m.case.split("/")[2:5])),
+    Family("afalg", ("Kernel crypto (AF_ALG) and the library, per request size",), "rates", throughput=True),
     Family("threads", ("Across threads (rate per thread count; scaling efficiency)",), "threads",
            label=lambda m: f"{m.algorithm} [{m.note}]: {m.operation}"),
 )}
@@ -66,25 +69,16 @@ def family(name: str) -> Family:
 
 
 def cipher_group(algorithm: str) -> str:
-    """AEAD or block cipher, by the catalog (or, for imported names, by the mode in the name)."""
-    from sslperf.measure import catalog
+    """AEAD or block cipher, by the mode in the name (imported names; measured
+    ciphers are also checked against the catalog's list, measure.groups)."""
+    return AEAD_GROUP if _AEAD_NAME.search(algorithm) else BLOCK_GROUP
 
-    return AEAD_GROUP if algorithm in catalog.aeads() or _AEAD_NAME.search(algorithm) else BLOCK_GROUP
 
-
-def group_of(case: Case) -> str:
-    """The table a case's results go in."""
-    if case.family == "cipher":
-        return cipher_group(case.algorithm)
-    if case.family == "api":
-        from sslperf.measure import catalog
-
-        topic = "/".join(case.id.split("/")[:2])
-        return API_PREFIX + next(e["title"] for e in catalog.api_cases() if e["topic"] == topic)
-    if case.family == "tls":
-        kind = case.id.split("/")[1]
-        return FAMILIES["tls"].groups[{"resume": 1, "transfer": 2}.get(kind, 0)]
-    return family(case.family).groups[0]
+def tls_group(family_name: str, case_id: str) -> str:
+    """TLS in memory (handshakes, resumption or bulk transfer) or over loopback (requests or bulk
+    transfer), by the id's second part."""
+    kind = case_id.split("/")[1]
+    return FAMILIES[family_name].groups[{"resume": 1, "transfer": 2, "transfer-tcp": 1}.get(kind, 0)]
 
 
 def table_of(group: str, family_name: str) -> str:
@@ -92,7 +86,7 @@ def table_of(group: str, family_name: str) -> str:
     return "transfer" if group in (TRANSFER_GROUP, TRANSFER_TCP_GROUP) else family(family_name).table
 
 
-def label(m: Measurement) -> str:
+def label(m) -> str:
     """A row label for tables."""
     return (family(m.family).label or _primitive_label)(m)
 

@@ -4,7 +4,10 @@ Both can be moved with SSLPERF_CACHE_DIR / SSLPERF_DATA_DIR, which the tests
 use to stay out of the user's real cache.
 """
 
+import fcntl
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import platformdirs
@@ -22,6 +25,21 @@ def data_dir() -> Path:
     path = Path(override) if override else Path(platformdirs.user_data_dir("sslperf"))
     _make(path, "data directory", "SSLPERF_DATA_DIR")
     return path
+
+
+@contextmanager
+def locked(name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """An exclusive lock `name` among the sslperf processes sharing this cache
+    (two builds of one library, two unpackings of one source); `waiting` is
+    called first when another process holds it."""
+    with open(subdir("locks") / f"{name}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting:
+                waiting()
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def subdir(name: str) -> Path:

@@ -9,6 +9,7 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 
+from sslperf import families
 from sslperf.stats import Summary, describe
 
 METRICS = ("wall", "cpu", "instructions")
@@ -45,8 +46,6 @@ class Measurement:
     @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
-        from sslperf import families
-
         return families.label(self)
 
     def rates(self, metric: str = "wall") -> list[float]:
@@ -112,7 +111,7 @@ class Run:
     finished: str | None = None
     complete: bool = False
     # "running" (still going, or killed), "complete", "interrupted" or "crashed", set by
-    # measure.session.recorded; None for imports and merges until the store gives them one.
+    # measure.recording.recorded; None for imports and merges until the store gives them one.
     state: str | None = None
 
     @staticmethod
@@ -139,6 +138,24 @@ class Run:
         run.measurements = [Measurement(**{k: v for k, v in m.items() if k != "summary"})
                             for m in data.get("measurements", [])]
         return run
+
+
+@dataclass(frozen=True)
+class RecordedMeasurement:
+    """A measurement as recorded in a stored run, with the facts of its run
+    (id, start, host, source, state, environment, settings) and of its
+    library (flavor, version, variant): what the history and hosts views read."""
+    run_id: str
+    started: str
+    host: str
+    source: str
+    state: str
+    environment: dict
+    flavor: str
+    version: str
+    variant: str
+    measurement: Measurement
+    settings: dict = field(default_factory=dict)
 
 
 def merge(runs: list[Run]) -> Run:

@@ -9,7 +9,15 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+
+def _scipy_stats():
+    """scipy.stats, imported at first use: it takes about 0.6 s, which a
+    command that computes no statistic (`runs list`, `libs`) should not pay."""
+    from scipy import stats
+
+    return stats
+
 
 # A median whose 95% CI is wider than ±5% is called noisy (warnings, highlighted cells).
 NOISY_CI = 0.05
@@ -50,8 +58,8 @@ def median_ci(values: list[float] | np.ndarray, confidence: float = 0.95) -> tup
         return math.nan, math.nan
     alpha = 1 - confidence
     # Largest k with P(B < k) <= alpha/2, so [x_(k), x_(n-k+1)] covers >= confidence.
-    k = int(sps.binom.ppf(alpha / 2, n, 0.5))
-    if k < 1 or sps.binom.cdf(k - 1, n, 0.5) > alpha / 2:
+    k = int(_scipy_stats().binom.ppf(alpha / 2, n, 0.5))
+    if k < 1 or _scipy_stats().binom.cdf(k - 1, n, 0.5) > alpha / 2:
         k = max(k - 1, 0)
     if k < 1:
         return float(ordered[0]), float(ordered[-1])
@@ -82,7 +90,7 @@ def mann_whitney_p(a: list[float], b: list[float]) -> float:
     """Two-sided p-value that a and b come from the same distribution."""
     if len(a) < 2 or len(b) < 2:
         return 1.0
-    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    return float(_scipy_stats().mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
 @dataclass(frozen=True)
@@ -104,8 +112,8 @@ def paired_ratio(log_ratios: list[float], confidence: float = 0.95) -> RatioTest
     mean, se = float(data.mean()), float(data.std(ddof=1) / math.sqrt(data.size))
     if se == 0:
         return RatioTest(math.exp(mean), math.exp(mean), math.exp(mean), 0.0 if mean else 1.0, int(data.size))
-    t = float(sps.t.ppf(0.5 + confidence / 2, data.size - 1))
-    p = float(2 * sps.t.sf(abs(mean / se), data.size - 1))
+    t = float(_scipy_stats().t.ppf(0.5 + confidence / 2, data.size - 1))
+    p = float(2 * _scipy_stats().t.sf(abs(mean / se), data.size - 1))
     return RatioTest(math.exp(mean), math.exp(mean - t * se), math.exp(mean + t * se), p, int(data.size))
 
 
@@ -122,14 +130,14 @@ def welch_ratio(log_a: list[float], log_b: list[float], confidence: float = 0.95
     if se == 0:
         return RatioTest(math.exp(diff), math.exp(diff), math.exp(diff), 0.0 if diff else 1.0, int(min(a.size, b.size)))
     df = (va + vb) ** 2 / ((va ** 2 / (a.size - 1) if va else 0) + (vb ** 2 / (b.size - 1) if vb else 0) or 1e-300)
-    t = float(sps.t.ppf(0.5 + confidence / 2, df))
-    p = float(2 * sps.t.sf(abs(diff / se), df))
+    t = float(_scipy_stats().t.ppf(0.5 + confidence / 2, df))
+    p = float(2 * _scipy_stats().t.sf(abs(diff / se), df))
     return RatioTest(math.exp(diff), math.exp(diff - t * se), math.exp(diff + t * se), p, int(min(a.size, b.size)))
 
 
 def geometric_mean(values: list[float]) -> float:
     positive = [v for v in values if v > 0]
-    return float(sps.gmean(positive)) if positive else math.nan
+    return float(_scipy_stats().gmean(positive)) if positive else math.nan
 
 
 @dataclass(frozen=True)

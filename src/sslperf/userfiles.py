@@ -24,6 +24,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sslperf import paths
 from sslperf.errors import SslperfError
 
 LEDGER = "written-files.json"         # in the data dir: {absolute path: {"sha256": …, "size": …}}
@@ -49,7 +50,7 @@ def read(name: str | Path, cap: int, what: str) -> bytes:
             with open(name, "rb") as source:
                 data = source.read(cap + 1)
     except OSError as exc:
-        raise SslperfError(f"Cannot read {where}: {_why(exc, Path(str(name)))}.",
+        raise SslperfError(f"Cannot read {where}: {why(exc, Path(str(name)))}.",
                            hint=f"Give the {what} as a file this user can read.") from None
     if len(data) > cap:
         raise SslperfError(f"{where} holds more than {cap:,} bytes, far more than any {what} (or it never ends, "
@@ -67,8 +68,6 @@ def _key(path: Path) -> str:
 
 
 def _ledger_path() -> Path:
-    from sslperf import paths
-
     return paths.data_dir() / LEDGER
 
 
@@ -140,7 +139,7 @@ def check(path: Path, force: bool = False, what: str | None = None) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise Refused(f"Cannot use {what}: {_why(exc, path)}.", hint="Give another path.") from None
+        raise Refused(f"Cannot use {what}: {why(exc, path)}.", hint="Give another path.") from None
     if stat.S_ISLNK(info.st_mode):
         if _is_stream(path):
             return
@@ -249,13 +248,13 @@ def writable_dir(path: Path, what: str) -> None:
         raise Refused(f"Cannot use {what}: {_nearest_file(path)} is a file, so no directory can be made "
                       "under it.", hint=NOTHING_DONE) from None
     except OSError as exc:
-        raise Refused(f"Cannot use {what}: cannot make the directory {path} ({_why(exc, path)}).",
+        raise Refused(f"Cannot use {what}: cannot make the directory {path} ({why(exc, path)}).",
                       hint=NOTHING_DONE) from None
     try:
         with tempfile.TemporaryFile(dir=path, prefix=".sslperf-probe-"):
             pass
     except OSError as exc:
-        raise Refused(f"Cannot use {what}: the directory {path} cannot be written ({_why(exc, path)}).",
+        raise Refused(f"Cannot use {what}: the directory {path} cannot be written ({why(exc, path)}).",
                       hint=NOTHING_DONE) from None
 
 
@@ -282,7 +281,7 @@ def _nearest_file(path: Path) -> Path:
     return path
 
 
-def _why(exc: OSError, path: Path) -> str:
+def why(exc: OSError, path: Path) -> str:
     if exc.errno == errno.ENOTDIR:
         return f"{_nearest_file(path)} is a file, not a directory"
     if exc.errno == errno.EROFS:

@@ -7,11 +7,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sslperf.bisect.probe import Bisect
 from sslperf.bisect.search import VERDICTS, Boundary, Step
-from sslperf.bisect.session import Bisect
 from sslperf.bisect.space import Space
 from sslperf.compare import Change
-from sslperf.report.comparison import change_text
+from sslperf.report.verdict_tables import change_text
 from sslperf.results import PROCESS_KEY, Run
 
 METRIC_NAMES = {"instructions": "instructions counted by callgrind in the loop", "wall": "wall time",

@@ -22,8 +22,8 @@ A midpoint that does not build, or cannot run the case, is skipped as with
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from sslperf.compare import Change

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sslperf import paths
 from sslperf.errors import SslperfError, UnknownLibrary
-from sslperf.libs import catalog, sources
+from sslperf.libs import releases, sources
 from sslperf.libs.build import BuildRequest
 from sslperf.proc import require_tool, run
 
@@ -50,9 +50,9 @@ class Space:
 
 def releases_between(good: str, bad: str, jobs: int) -> Space:
     """Every release of one flavor from `good` to `bad` (either may be the older)."""
-    names = [catalog.parse_name(good), catalog.parse_name(bad)]
+    names = [releases.parse_name(good), releases.parse_name(bad)]
     for text, name in zip((good, bad), names):
-        if name.flavor not in catalog.FLAVORS:
+        if name.flavor not in releases.FLAVORS:
             raise UnknownLibrary(
                 f"`{text}` is not a release sslperf can fetch, so it cannot be an end of a bisect over releases.",
                 hint="Name releases such as `openssl-3.0.2` (see `sslperf libs available`), or bisect commits of a "
@@ -67,12 +67,12 @@ def releases_between(good: str, bad: str, jobs: int) -> Space:
             f"The ends `{good}` and `{bad}` are different builds (variants {'+'.join(names[0].variants) or 'none'} "
             f"and {'+'.join(names[1].variants) or 'none'}): a bisect changes only the release.",
             hint="Give both ends the same variants; every release searched is built with them.")
-    ends = [catalog.resolve(n) for n in names]
+    ends = [releases.resolve(n) for n in names]
     if ends[0].version == ends[1].version:
         raise SslperfError(
             f"`{good}` and `{bad}` are the same release ({names[0].flavor} {ends[0].version}): nothing lies between.",
             hint="Give two different releases, the one that is fast and the one that is slow.")
-    found = catalog.releases(names[0].flavor)
+    found = releases.offered(names[0].flavor)
     versions = [r.version for r in found]
     low, high = sorted(versions.index(e.version) for e in ends)
     chosen = found[low:high + 1]
@@ -84,7 +84,7 @@ def releases_between(good: str, bad: str, jobs: int) -> Space:
     return Space(points, good_index, "releases", _gaps(chosen))
 
 
-def _gaps(chosen: list[catalog.Release]) -> str:
+def _gaps(chosen: list[releases.Release]) -> str:
     """Releases missing from a series (never published as a crate)."""
     missing = []
     for before, after in zip(chosen, chosen[1:]):

@@ -3,33 +3,42 @@ environment are printed as one paragraph with advice, never a traceback."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 from rich.markup import escape
 
 import sslperf
-from sslperf.cli.api import api
-from sslperf.cli.bisect import bisect
 from sslperf.cli.common import make_console
-from sslperf.cli.compare import compare
-from sslperf.cli.imports import import_cmd
-from sslperf.cli.libs import libs
-from sslperf.cli.noise import noise
-from sslperf.cli.offload import offload
-from sslperf.cli.profile import profile
-from sslperf.cli.recommend import recommend
-from sslperf.cli.report import report
-from sslperf.cli.runs import runs
-from sslperf.cli.speed import speed
-from sslperf.cli.tls import tls
 from sslperf.errors import SslperfError
 
 err_console = make_console(stderr=True)
 EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 (usage) or 2 (input)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+# Each verb's module, imported when the verb is used: measuring and reporting pull in numpy, scipy,
+# SQLAlchemy and matplotlib, which `sslperf runs list` or `sslperf libs list` should not wait for.
+VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "tls:tls", "runs": "runs:runs",
+         "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
+         "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
+         "bisect": "bisect:bisect", "recommend": "recommend:recommend"}
+
+
+class Verbs(click.Group):
+    """The verbs, in the order listed; each imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(VERBS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in VERBS:
+            return None
+        module, attribute = VERBS[name].split(":")
+        return getattr(importlib.import_module(f"sslperf.cli.{module}"), attribute)
+
+
+@click.group(cls=Verbs, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              invoke_without_command=True)
 @click.version_option(sslperf.__version__, prog_name="sslperf")
 @click.option("--db", envvar="SSLPERF_DB", metavar="URL",
@@ -59,21 +68,6 @@ def cli(ctx: click.Context, db: str | None) -> None:
     if ctx.invoked_subcommand is None:      # bare `sslperf`: the help, which is not an error
         click.echo(ctx.get_help())
         ctx.exit(0)
-
-
-cli.add_command(libs)
-cli.add_command(speed)
-cli.add_command(api)
-cli.add_command(tls)
-cli.add_command(runs)
-cli.add_command(compare)
-cli.add_command(noise)
-cli.add_command(report)
-cli.add_command(import_cmd)
-cli.add_command(offload)
-cli.add_command(profile)
-cli.add_command(bisect)
-cli.add_command(recommend)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -109,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
 def interrupted_message(exc: BaseException) -> str:
     """What Ctrl-C leaves: the run it stopped (if one was being measured), how
     many cases it kept, and how to see them."""
-    from sslperf.measure.session import interrupted_run
+    from sslperf.measure.recording import interrupted_run
 
     run, stored = interrupted_run(exc)
     if run is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
+import os
 import time
 from pathlib import Path
 
@@ -12,13 +12,19 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from sslperf.cli.common import Finite, make_console, open_store, placement_options
-from sslperf.cli.common import settings as make_settings
+from sslperf.bisect import probe, render
+from sslperf.bisect import space as spaces
+from sslperf.cli.common import make_console, store_unless
 from sslperf.cli.libs import RichBuildProgress
+from sslperf.cli.options import Finite, placement_options
+from sslperf.libs import installed
+from sslperf.measure import environment, plan, suites
+from sslperf.noise.applied import floor_for
+from sslperf.profiling.explain import available as can_profile
+from sslperf.profiling.render import print_explanation
 
 console = make_console()
 progress_console = make_console(stderr=True)
-DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}
 
 
 @click.command()
@@ -65,29 +71,24 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
       sslperf bisect cipher/aes-128-gcm/encrypt/16 --good openssl-1.1.1w --bad openssl-3.0.8 --metric wall
       sslperf bisect api/ssl-ctx/new --git ~/src/openssl --good openssl-3.0.0 --bad openssl-3.0.1
     """
-    import os
-
-    from sslperf.bisect import render, session, space as spaces
-    from sslperf.libs import installed
-    from sslperf.measure import suites
-
     started = time.monotonic()
     case = suites.parse_case(case_id)
     jobs = jobs or os.cpu_count() or 1
-    metric, why = _metric(metric)
+    metric, why = probe.choose_metric(metric)
     space = (spaces.commits_between(git_repo, good, bad, jobs) if git_repo
              else spaces.releases_between(good, bad, jobs))
-    threshold = DEFAULT_THRESHOLD[metric] if threshold is None else threshold
-    settings = make_settings(time_ms, samples, cpu, no_pin, processes, None, metric, fixed_layout)
-    store = None if no_store else open_store(ctx)
-    floors, floor_note = _floors(store, metric)
-    judge = session.Judge(metric, threshold / 100, alpha, floors)
+    threshold = probe.DEFAULT_THRESHOLD[metric] if threshold is None else threshold
+    settings = plan.settings(time_ms, samples, cpu, no_pin, processes, None, metric, fixed_layout)
+    store = store_unless(ctx, no_store)
+    floors, floor_note = floor_for(store, {environment.capture().get("host")}, metric)
+    judge = probe.Judge(metric, threshold / 100, alpha, floors)
     out = progress_console if as_json else console
     built = {lib.name for lib in installed.built_libs()}
     for line in render.space_lines(space, case.id, built):
         out.print(escape(line), soft_wrap=True)
     out.print(f"metric: {metric} ({why}); {floor_note}", style="dim", soft_wrap=True)
-    result = session.bisect(space, case, settings, judge, _TerminalEvents(out, [p.label.split(' ')[0] for p in space.points]), store)
+    result = probe.bisect(space, case, settings, judge,
+                          _TerminalEvents(out, [p.label.split(" ")[0] for p in space.points]), store)
     if explain and not as_json:
         _explain(result, out)
     seconds = time.monotonic() - started
@@ -103,44 +104,17 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
                       f"`sslperf report {result.run.id}`)[/dim]")
 
 
-def _metric(requested: str) -> tuple[str, str]:
-    if requested != "auto":
-        return requested, "asked for"
-    if shutil.which("valgrind"):
-        return "instructions", "auto: valgrind is installed; counts do not move with the machine's load"
-    return "wall", "auto: valgrind is not installed (install it for the deterministic instruction counts)"
-
-
-def _floors(store, metric: str) -> tuple[dict, str]:
-    if metric == "instructions":
-        return {}, "noise floor: none applies to instruction counts (the threshold decides)"
-    if store is None:
-        return {}, "noise floor: not read (--no-store); the threshold decides"
-    from sslperf.measure import environment
-
-    host = environment.capture().get("host")
-    found = store.floors(host) if host else {}
-    if not found:
-        return {}, f"noise floor: not measured on {host} (`sslperf noise`); the threshold decides"
-    return {k: f["floor"] for k, f in found.items()}, f"noise floor of {host} applies where larger than the threshold"
-
-
 def _explain(result, out) -> None:
-    from sslperf.bisect import session
-    from sslperf.profiling.explain import available
-
     if not any(b.kind == "step" for b in result.outcome.boundaries):
         return
-    if not available():
+    if not can_profile():
         out.print("Not explained: profiling the two sides needs valgrind (callgrind).", style="yellow")
         return
     out.print("profiling both sides of each step with callgrind …", style="dim")
-    session.explain(result)
+    probe.explain(result)
 
 
 def _print_explanations(result, top: int) -> None:
-    from sslperf.profiling.render import print_explanation
-
     for boundary, a, b in result.explanations:
         label = lambda i: result.label(i).split(" ")[0]     # noqa: E731
         console.print(f"[bold]Why {escape(label(boundary.before))} → {escape(label(boundary.after))}[/] "
@@ -188,6 +162,4 @@ class _TerminalEvents:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-        from sslperf.bisect.render import step_line
-
-        self.out.print(escape(step_line(self.labels.__getitem__, step)), soft_wrap=True)
+        self.out.print(escape(render.step_line(self.labels.__getitem__, step)), soft_wrap=True)

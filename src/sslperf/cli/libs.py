@@ -8,13 +8,19 @@ from pathlib import Path
 
 import click
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from sslperf.cli.common import make_console
-from sslperf.errors import SslperfError
 from sslperf.libs import build as builder
-from sslperf.libs import catalog, describe, installed, sources, variants, versions
+from sslperf.libs import describe, installed, releases, variants, versions
 
 console = make_console()
 
@@ -30,14 +36,14 @@ def libs() -> None:
 
 
 @libs.command("available")
-@click.argument("flavors", nargs=-1, type=click.Choice(sorted(catalog.FLAVORS)))
+@click.argument("flavors", nargs=-1, type=click.Choice(sorted(releases.FLAVORS)))
 @click.option("--refresh", is_flag=True, help="Re-read the crates.io index now instead of the cached copy.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def available(flavors: tuple[str, ...], refresh: bool, as_json: bool) -> None:
     """Versions the sources offer (openssl-src, boring-sys, aws-lc-sys on crates.io)."""
-    chosen = flavors or tuple(catalog.FLAVORS)
+    chosen = flavors or tuple(releases.FLAVORS)
     built = {(lib.flavor, lib.version) for lib in installed.built_libs()}
-    listing = {flavor: catalog.releases(flavor, refresh=refresh) for flavor in chosen}
+    listing = {flavor: releases.offered(flavor, refresh=refresh) for flavor in chosen}
     if as_json:
         click.echo(json.dumps({f: [{"version": r.version, "origin": r.origin, "sha256": r.digest,
                                     "built": (f, r.version) in built} for r in rs]
@@ -47,16 +53,16 @@ def available(flavors: tuple[str, ...], refresh: bool, as_json: bool) -> None:
     for column in ("flavor", "series", "versions", "source"):
         table.add_column(column)
     for flavor, found in listing.items():
-        series: dict[str, list[catalog.Release]] = {}
+        series: dict[str, list[releases.Release]] = {}
         for release in found:
-            key = versions.series(release.version, semver=catalog.FLAVORS[flavor].build_system == "cmake")
+            key = versions.series(release.version, semver=releases.FLAVORS[flavor].build_system == "cmake")
             series.setdefault(key, []).append(release)
         for key, members in series.items():
             labels = []
             for i, release in enumerate(members):
                 label = escape(release.version) + (" ✓" if (flavor, release.version) in built else "")
                 labels.append(f"[bold]{label}[/]" if i == len(members) - 1 else label)
-            table.add_row(flavor, key, ", ".join(labels), catalog.FLAVORS[flavor].crate)
+            table.add_row(flavor, key, ", ".join(labels), releases.FLAVORS[flavor].crate)
     console.print(table)
     console.print("BoringSSL and AWS-LC have no release numbers on crates.io: their version here is the "
                   "boring-sys / aws-lc-sys crate version (`sslperf libs info` shows what the library reports).")
@@ -118,8 +124,8 @@ def build_cmd(names, extra_variants, configure_opt, cflags, jobs, source_dir, ta
       sslperf libs build boringssl aws-lc
       sslperf libs build --tarball openssl-3.4.1.tar.gz --sha256 HEX
     """
-    requests = _requests(names, extra_variants, list(configure_opt), cflags.split(), jobs,
-                         source_dir, tarball, sha256, git_url, tag, custom_name)
+    requests = builder.requests(names, extra_variants, list(configure_opt), cflags.split(), jobs,
+                                source_dir, tarball, sha256, git_url, tag, custom_name)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     for request in requests:
@@ -138,37 +144,6 @@ def build_cmd(names, extra_variants, configure_opt, cflags, jobs, source_dir, ta
         skipped = lib.info.get("skipped_options")
         if skipped:
             console.print(f"  options this version does not know, skipped: {' '.join(skipped)}")
-
-
-def _requests(names, extra_variants, configure_opt, cflags, jobs, source_dir, tarball, sha256, git_url, tag,
-              custom_name) -> list[builder.BuildRequest]:
-    """One BuildRequest per name (crates.io) or for the one local source."""
-    if tarball and not sha256:
-        raise SslperfError("--tarball needs --sha256 with the tarball's published checksum.")
-    if bool(git_url) != bool(tag):
-        raise SslperfError("--git and --tag go together: the repository URL and the tag to build.")
-    local = [s for s in (source_dir, tarball, git_url) if s]
-    if len(local) > 1:
-        raise SslperfError("Give only one of --source-dir, --tarball and --git.")
-    if local:
-        if names:
-            raise SslperfError("With --source-dir, --tarball or --git the version comes from the source: "
-                               "drop the NAME arguments (use --variant for variants, --name to name it).")
-        source = (sources.from_directory(source_dir) if source_dir else
-                  sources.from_tarball(tarball, sha256) if tarball else sources.from_git(git_url, tag))
-        return [builder.BuildRequest(source, tuple(extra_variants), configure_opt, cflags, jobs, custom_name)]
-    if not names:
-        raise SslperfError("Name the libraries to build, e.g. `sslperf libs build openssl-3.6`.",
-                           hint="`sslperf libs available` lists the versions on offer.")
-    if custom_name and len(names) > 1:
-        raise SslperfError("--name names one build; give one library with it.")
-    requests = []
-    for text in names:
-        name = catalog.parse_name(text)
-        release = catalog.resolve(name)
-        requests.append(builder.BuildRequest(sources.from_release(release), name.variants + tuple(extra_variants),
-                                             configure_opt, cflags, jobs, custom_name))
-    return requests
 
 
 @libs.command("list")

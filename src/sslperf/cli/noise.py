@@ -7,7 +7,11 @@ import json
 import click
 from rich.table import Table
 
-from sslperf.cli.common import Finite, find_libs, make_console, measure, placement_options, settings
+from sslperf.cli.common import make_console, open_store
+from sslperf.cli.options import Finite, placement_options
+from sslperf.libs import fips
+from sslperf.measure import plan, suites
+from sslperf.noise import floor
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -35,26 +39,14 @@ def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, fixed
       sslperf noise --runs 3
       sslperf compare RUN_A RUN_B        # uses the floor measured here
     """
-    from sslperf.cli.common import open_store
-    from sslperf.measure import environment, suites
-    from sslperf.noise import floor
-
-    [lib] = find_libs((lib_name,))
+    [lib] = fips.columns((lib_name,))
     depth = suites.DEPTHS["quick"]
-    run_settings = settings(depth.target_ms, depth.samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
+    run_settings = plan.settings(depth.target_ms, depth.samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
     cases = suites.select(suites.suite("quick"), patterns)
-    done = []
-
-    def one(libs):
-        err_console.print(f"[dim]A/A run {len(done) + 1} of {count} ({len(cases)} cases × 2 columns)…[/dim]")
-        done.append(measure(ctx, libs, cases, run_settings, "sslperf noise", {"suite": "noise"}))
-        return done[-1]
-
-    runs = floor.experiment(lib, count, one)
-    floors = floor.floors(runs, lib.name, threshold / 100)
+    runs, floors = floor.measure_floors(
+        lib, count, cases, run_settings, open_store(ctx), threshold / 100,
+        lambda n: err_console.print(f"[dim]A/A run {n} of {count} ({len(cases)} cases × 2 columns)…[/dim]"))
     env = runs[0].environment
-    open_store(ctx).save_floors(env["host"], environment.capture()["time"], lib.name, [f.as_dict() for f in floors],
-                                [r.id for r in runs])
     if as_json:
         click.echo(json.dumps({"host": env["host"], "runs": [r.id for r in runs],
                                "floors": [f.as_dict() for f in floors]}, indent=1))

@@ -11,9 +11,11 @@ from click.core import ParameterSource
 from rich.markup import escape
 
 from sslperf import userfiles
-from sslperf.cli.common import Finite, make_console, out_file_option, write_output
+from sslperf.cli.common import make_console, write_output
+from sslperf.cli.options import Finite, out_file_option, placement_options
 
 console = make_console()
+err_console = make_console(stderr=True)
 
 
 @click.group()
@@ -92,93 +94,101 @@ def _sizes(ctx, param, value: str) -> list[int]:
     return sizes
 
 
+# What a run read with --from was measured with already.
+MEASURING = ("algorithms", "sizes", "time_ms", "samples", "cpu", "no_pin", "fixed_layout", "processes", "user_only",
+             "no_store")
+
+
 @offload.command("bench")
-@click.option("--lib", "lib_name", default="system", show_default=True, help="The userspace library to compare with.")
+@click.option("--lib", "lib_name", help="The library to compare the kernel with (default: system; with --from, the "
+                                        "run's).")
 @click.option("--alg", "algorithms", multiple=True, metavar="ALG",
-              help="An algorithm to time (repeatable): aes-128-cbc aes-256-cbc aes-128-ctr aes-256-ctr aes-128-gcm "
-                   "aes-256-gcm sha1 sha256 sha512 (default: all).")
+              help="An algorithm to time (repeatable): aes-128-gcm aes-256-gcm aes-128-cbc aes-256-cbc aes-128-ctr "
+                   "aes-256-ctr sha1 sha256 sha384 sha512 (default: all).")
 @click.option("--sizes", default="16,64,256,1024,8192,16384", show_default=True, callback=_sizes,
               help="Request sizes in bytes, comma-separated.")
-@click.option("--seconds", default=0.5, show_default=True, type=Finite(0.01, 60),
-              help="Time per algorithm, size and side, shared among the rounds.")
-@click.option("--rounds", default=5, show_default=True, type=click.IntRange(1, 100),
-              help="Fresh harness runs, one after the other, each for --seconds / ROUNDS per size and side: "
-                   "the samples behind each median and its 95% CI.")
+@click.option("--time", "time_ms", type=Finite(1, 10000), default=20, show_default=True,
+              help="Target wall time of one sample, in ms.")
+@click.option("--samples", type=click.IntRange(1, 1000), default=10, show_default=True,
+              help="Samples per algorithm, size and side, spread over the worker processes.")
+@placement_options
 @click.option("--user-only", is_flag=True, help="Time only the library (works without AF_ALG; no thresholds).")
-@click.option("--from", "recording", type=click.Path(dir_okay=False, path_type=Path),
-              help="Analyse recorded JSON lines (from `offload bench --json` elsewhere) instead of measuring.")
+@click.option("--from", "source", metavar="RUN|FILE",
+              help="Analyse a run instead of measuring: a stored run's id, unique prefix or `latest`, or a file from "
+                   "`sslperf runs export ID --out run.json` or this command's --json (made where AF_ALG works).")
 @click.option("--engine", type=click.Choice(["afalg", "devcrypto"]), default="afalg", show_default=True)
 @out_file_option("Write the engine's openssl.cnf section with the measured thresholds to this file ('-': stdout).",
                  dash=True, name="--config-out")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the raw JSON lines and the analysis as a last line (a recording --from can read).")
-def bench_cmd(lib_name: str, algorithms: tuple[str, ...], sizes: list[int], seconds: float, rounds: int,
-              user_only: bool, recording: Path | None, engine: str, config_out: Path | None, force: bool,
-              as_json: bool) -> None:
+              help="Print the run as `sslperf runs export` writes it, with the analysis under \"analysis\" "
+                   "(what --from reads back).")
+@click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@click.pass_context
+def bench_cmd(ctx, lib_name: str | None, algorithms: tuple[str, ...], sizes: list[int], time_ms: float, samples: int,
+              cpu: int | None, no_pin: bool, fixed_layout: bool, processes: int | None, user_only: bool,
+              source: str | None, engine: str, config_out: Path | None, force: bool, as_json: bool,
+              no_store: bool) -> None:
     """Time each cipher and digest through the kernel (AF_ALG: one request
     per operation, socket bound and keyed once) against the library (EVP),
-    per request size, in elapsed and in CPU time — kernel work done for the
-    process is system time, and an asynchronous hardware driver's work shows
-    only in elapsed time. The kernel's output is checked against the
-    library's before timing. The harness runs --rounds times (fresh
-    processes, every algorithm, size and side in each), so each figure is a
-    median over rounds with its 95% CI. Per algorithm the threshold is the
-    size from which the kernel wins clearly — its CI above the library's —
-    at that size and every larger one (interpolated on the medians down to
-    the next size only where that one is a clear loss); where the CIs
-    overlap it claims nothing and says "not clearly". --config-out writes
-    the afalg (CIPHERS = AES-128-CBC:1024, …) or devcrypto section from it,
-    with nothing for algorithms whose driver never wins.
+    per request size, as ordinary cases (afalg/ALG/OP/SIZE/kernel|user) of
+    the interleaved, pinned runner: the run is stored and `runs show`,
+    `compare` and `report` read it like any other. The kernel's output is
+    checked against the library's before timing. Both elapsed and CPU time
+    are kept: kernel work done for the process is CPU time too, and an
+    asynchronous hardware driver's work shows only in elapsed time. Per
+    algorithm the threshold is the size from which the kernel wins clearly
+    — the kernel/library ratio's 95% CI above 1 — at that size and every
+    larger one (interpolated on the medians down to the next size only
+    where that one is a clear loss); where it is not clear it claims
+    nothing and says "not clearly". --config-out writes the afalg (CIPHERS
+    = AES-128-CBC:1024, …) or devcrypto section from it, with nothing for
+    algorithms whose driver never wins.
 
     \b
     Where AF_ALG is missing (many containers and VMs) it says so and exits 2;
-    record elsewhere and analyse here:
-      sslperf offload bench --json > bench.jsonl          # on the target
-      sslperf offload bench --from bench.jsonl --config-out afalg.cnf
+    measure elsewhere and analyse here:
+      sslperf offload bench --json > run.json           # on the target
+      sslperf offload bench --from run.json --config-out afalg.cnf
     """
+    from sslperf.cli.common import open_store, refuse_nothing_measured, store_unless
+    from sslperf.libs import installed
+    from sslperf.measure import plan
     from sslperf.offload import bench as afalg_bench
-    from sslperf.offload import drivers, render
+    from sslperf.offload import render
 
-    if recording and click.get_current_context().get_parameter_source("rounds") == ParameterSource.COMMANDLINE:
-        raise click.BadParameter("a recording has the rounds it was made with", param_hint="--rounds")
-    if seconds / rounds < 0.001:
-        raise click.BadParameter(f"--seconds {seconds:g} over {rounds} rounds leaves under 1 ms per size and side "
-                                 "in each round, too short to time", param_hint="--rounds")
-    # The harness's table, from its catalog; a recording alone is read without it (nothing to compile).
-    known = afalg_bench.algorithm_names() if algorithms or not recording else ()
-    unknown = sorted(set(algorithms) - set(known))
-    if unknown:
-        raise click.BadParameter(f"unknown: {', '.join(unknown)} (one of {' '.join(known)})", param_hint="--alg")
-    if recording:
-        text = userfiles.read(recording, afalg_bench.MAX_RECORDING, "recording of `offload bench --json`")
-        text, source = text.decode("utf-8", errors="replace"), str(recording)
+    if source:
+        given = [name for name in MEASURING if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+        if given:
+            option = next(p.opts[0] for p in ctx.command.params if p.name == given[0])
+            raise click.BadParameter(f"a run read with --from has the cases and settings it was measured with; "
+                                     f"{option} is for measuring", param_hint="--from")
+        run = afalg_bench.load(source, lambda: open_store(ctx))
+        bench = afalg_bench.analyse(run, lib_name)
     else:
-        from sslperf.libs import installed
-
-        lib = installed.find(lib_name)
-        chosen = [a for a in known if a in algorithms] or list(known)
-        progress = None
-        if not as_json and (user_only or drivers.probe_af_alg([]).available):
-            console.print(f"timing {len(chosen)} algorithms × {len(sizes)} sizes × {rounds} rounds of "
-                          f"{seconds / rounds:g} s{'' if user_only else ' on each side'} with {escape(lib.name)} …",
-                          style="dim")
-            progress = lambda r: console.print(f"round {r} of {rounds}", style="dim")   # noqa: E731
-        text = afalg_bench.run_harness(lib, chosen, sizes, seconds, "user" if user_only else "both", rounds,
-                                       progress)
-        source = f"the harness for {lib.name}"
-    bench = afalg_bench.parse_lines(text, source)
-    if bench.side == "both" and not bench.af_alg:
-        raise afalg_bench.unavailable(bench)
+        known = afalg_bench.algorithm_names()
+        unknown = sorted(set(algorithms) - set(known))
+        if unknown:
+            raise click.BadParameter(f"unknown: {', '.join(unknown)} (one of {' '.join(known)})", param_hint="--alg")
+        lib = installed.find(lib_name or "system")
+        if not user_only:
+            afalg_bench.require_af_alg()
+        settings = plan.settings(time_ms, samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
+        cases = afalg_bench.cases([a for a in known if a in algorithms] or list(known), sizes, user_only)
+        with err_console.status("compiling the harness") as status:
+            run = afalg_bench.measure(lib, cases, settings, store_unless(ctx, no_store),
+                                      lambda what, done, total: status.update(f"{escape(what)} ({done}/{total})"))
+        bench = afalg_bench.analyse(run, lib.name)
     config = afalg_bench.engine_section(bench, engine) if config_out else None
     if as_json:
-        for line in bench.lines:
-            if line["type"] != "afalg-analysis":              # a recording's old analysis: a new one follows
-                click.echo(json.dumps(line))
-        click.echo(json.dumps(afalg_bench.to_json(bench)))
+        click.echo(json.dumps(afalg_bench.export(bench), indent=1))
     else:
         render.print_bench(bench, console)
+        if not source:
+            console.print(f"[dim]{len(cases)} cases with {escape(lib.name)}"
+                          + ("; not stored (--no-store)" if no_store else f"; stored as run {run.id}") + "[/dim]")
     if config_out:
         write_output(config_out, config, f"the {engine} section", force=force)
         if str(config_out) != "-" and not as_json:
             console.print(f"wrote the {engine} section to {escape(str(config_out))}")
-
+    if not source:
+        refuse_nothing_measured(run, not no_store)

@@ -3,16 +3,15 @@ side by side."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from pathlib import Path
 
 import click
 
-from sslperf.cli.common import (Finite, OutputPath, find_libs, force_option, make_console, out_dir_callback,
-                                write_output)
-from sslperf.measure.session import certificates
+from sslperf.cli.common import make_console, write_output
+from sslperf.cli.options import Finite, OutputPath, force_option, out_dir_callback
+from sslperf.libs import fips
 from sslperf.measure import suites
 from sslperf.profiling import record, render
 
@@ -54,17 +53,14 @@ def profile(case_id, lib_name, vs_name, tool, seconds, iterations, top, out, for
       sslperf profile sig/ecdsa-p256/sign --lib openssl-3.6 --tool callgrind --iterations 200
     """
     case = suites.parse_case(case_id)
-    libs = find_libs((lib_name, vs_name) if vs_name else (lib_name,))
+    libs = fips.columns((lib_name, vs_name) if vs_name else (lib_name,))
     chosen, why = record.choose_tool(tool)
     if out is None:         # the default place is checked like one given (an unwritable working directory)
         out = out_dir_callback(None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-"
                                                                     f"{case.id.replace('/', '_')}")
     record.check_outputs(out, force, libs, chosen)
     progress.print(f"profiling with {chosen}: {why}")
-    needs_certs = case.family in ("tls", "api")
-    with certificates(libs[0]) if needs_certs else contextlib.nullcontext() as cert_dir:
-        env = {"SSLPERF_CERT_DIR": str(cert_dir)} if cert_dir else {}
-        profiles = record.record_into(out, force, libs, case.id, chosen, seconds, iterations, env, progress.print)
+    profiles = record.record_into(out, force, libs, case, chosen, seconds, iterations, progress.print)
     result = render.as_dict(case.id, chosen, why, out, profiles, top)
     write_output(out / "profile.json", json.dumps(result, indent=1), "profile.json", force=force)
     if as_json:

@@ -3,18 +3,16 @@ stored runs or from the few quick cases it measures itself."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import click
 from rich.markup import escape
 
-from sslperf.cli.common import find_libs, make_console, measure, open_store, out_file_option, write_output
-from sslperf.measure.session import certificates
+from sslperf.cli.common import make_console, open_store, store_unless, write_output
+from sslperf.cli.options import out_file_option
 from sslperf.errors import SslperfError
-from sslperf.recommend import decide, evidence
-from sslperf.recommend.check import LibraryCheck
-from sslperf.recommend.snippets import FORMATS, as_dict, refuse_unreadable, render
+from sslperf.recommend import advise, decide
+from sslperf.recommend.snippets import FORMATS, as_dict, render
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -58,16 +56,7 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, f
       sslperf recommend --lib openssl-3.6 --fips --fips-module openssl-3.1.2+fips --format nginx
     """
     floor = int(min_security)
-    (lib,) = find_libs((lib_name,))
-    default_lib = lib
-    if fips_module and not fips:
-        raise SslperfError("--fips-module applies to --fips, which was not given.", hint="Add --fips.")
-    if fips:
-        from sslperf.libs import fips as fips_modules
-        from sslperf.libs import installed
-
-        lib = fips_modules.with_module(lib, installed.find(fips_module) if fips_module else lib)
-    refuse_unreadable(lib.name, lib.flavor, fmt)      # before measuring anything
+    lib, plain = advise.server_lib(lib_name, fips, fips_module, fmt)        # checked before measuring anything
     runs = [open_store(ctx).load(run_id) for run_id in run_ids]
     with _progress() as bar:
         task = bar.add_task("measuring", total=None)
@@ -75,28 +64,8 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, f
         def report(what: str, done: int, total: int) -> None:
             bar.update(task, description=escape(what), completed=done, total=total)
 
-        def measure_on(target):
-            def measure_now(cases, settings, with_certificates: bool):
-                with certificates(target) if with_certificates else contextlib.nullcontext() as workdir:
-                    env = {"SSLPERF_CERT_DIR": str(workdir)} if workdir else None
-                    return measure(ctx, [target], cases, settings, "sslperf recommend", {"suite": "recommend"}, env,
-                                   no_store, report)
-            return measure_now
-
-        figures = evidence.gather(lib, floor, runs, measure_on(lib), no_store)
-        fips_cost = evidence.masked_aeads(default_lib, measure_on(default_lib)) if fips else None
-    checker = LibraryCheck(lib)
-    try:
-        result = decide.decide(figures, lib.name, lib.flavor, lib.version_string or lib.version, clients, floor,
-                               compat, checker.accepts)
-    except ValueError as exc:
-        raise SslperfError(f"sslperf cannot recommend settings for {lib.name}: {exc}.",
-                           hint="Check `sslperf speed --quick --lib ...` runs on this library.") from None
-    if fips:
-        from sslperf.recommend.fips import cost_point
-
-        result.points.insert(0, cost_point(lib.name, figures, fips_cost))
-    checker.verify(result)
+        advised = advise.advise(lib, plain, fips, clients, floor, compat, runs, store_unless(ctx, no_store), report)
+    result, figures = advised.result, advised.figures
     snippet = render(result, fmt)
     if out:
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 
@@ -10,12 +9,10 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.cli.common import make_console, open_store, out_file_option, write_output
-from sslperf.errors import SslperfError
+from sslperf.cli.common import make_console, open_store, write_output
+from sslperf.cli.options import out_file_option
 
 console = make_console()
-STALE = dt.timedelta(hours=24)      # a run "running" for longer was most likely killed
-RM_PREFIX = len("20261123-101500")  # `runs rm` takes a prefix with at least a run's date and time
 
 
 @click.group()
@@ -30,12 +27,14 @@ def list_cmd(ctx, as_json: bool) -> None:
     """Runs, newest first, with their state: running, complete, interrupted
     (Ctrl-C) or crashed (stopped on an error). A run whose process was killed
     stays "running"; after a day it is shown as "running? … killed?"."""
+    from sslperf.store.latest import describe_state
+
     rows = open_store(ctx).list()
     if as_json:
         click.echo(json.dumps([{k: v for k, v in row.items() if k not in ("environment", "settings")} | {
             "settings": row["settings"]} for row in rows], indent=1, default=str))
         return
-    table = Table(title=f"Runs in {open_store(ctx)._safe_url()}")
+    table = Table(title=f"Runs in {open_store(ctx).shown_url()}")
     for column in ("id", "started", "source", "host", "libraries", "results", "state"):
         table.add_column(column, no_wrap=column in ("id", "started"))
     for row in rows:
@@ -43,23 +42,6 @@ def list_cmd(ctx, as_json: bool) -> None:
         table.add_row(row["id"], row["started"], escape(row["source"]), escape(row["host"] or ""),
                       escape(", ".join(row["libs"])), str(row["measurements"]), escape(state))
     console.print(table)
-
-
-def describe_state(state: str, started: str, now: dt.datetime | None = None) -> str:
-    """A run's state as `runs list` shows it; a run "running" for over a day was most likely killed."""
-    if state != "running":
-        return state
-    try:
-        begun = dt.datetime.fromisoformat(started)
-        if begun.tzinfo is None:
-            begun = begun.replace(tzinfo=dt.timezone.utc)
-    except (TypeError, ValueError):
-        return state
-    age = (now or dt.datetime.now(dt.timezone.utc)) - begun
-    if age < STALE:
-        return state
-    days, hours = age.days, age.seconds // 3600
-    return f"running? (started {f'{days} d' if days else f'{hours} h'} ago; killed?)"
 
 
 @runs.command("show")
@@ -75,6 +57,7 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
     recommend, noise or bisect made for their own use. A run id always works.
     """
     from sslperf.report.terminal import print_run
+    from sslperf.store.latest import describe_state
 
     run = open_store(ctx).load(run_id)
     if run.state == "running":
@@ -102,22 +85,7 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
     """Delete runs, by full id or a unique prefix of at least its date and
     time (YYYYMMDD-HHMMSS; never `latest`)."""
     store = open_store(ctx)
-    chosen = []
-    for run_id in run_ids:            # all checked before anything is deleted
-        if not run_id.strip() or run_id == "latest":
-            raise SslperfError(f"`runs rm` needs a run id (or a unique prefix of one), not `{run_id}`; nothing "
-                               "was deleted.", hint="`sslperf runs list` shows the ids.")
-        found = store.matching_runs(run_id)
-        if len(run_id) < RM_PREFIX and found != [run_id]:
-            raise SslperfError(f"`{run_id}` is too short a prefix to delete by: `runs rm` takes a run's full id (or "
-                               f"at least its first {RM_PREFIX} characters, the date and time); nothing was "
-                               "deleted.", hint="`sslperf runs list` shows the ids.")
-        if len(found) > 1:
-            raise SslperfError(f"`{run_id}` matches {len(found)} runs: {', '.join(found[:10])}"
-                               f"{' …' if len(found) > 10 else ''}; nothing was deleted.",
-                               hint="Give each run's full id.")
-        chosen.append(store.resolve(run_id))
-    for full in dict.fromkeys(chosen):
+    for full in store.to_delete(run_ids):            # all checked before anything is deleted
         run = store.load(full)
         store.delete(full)
         console.print(f"deleted {full} ({run.started}, {', '.join(lib.name for lib in run.libs)}, "

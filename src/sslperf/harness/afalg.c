@@ -1,28 +1,25 @@
-/* Kernel crypto through AF_ALG against the library, per algorithm and size:
+/* Kernel crypto through AF_ALG: afalg/ALG/OP/SIZE/WORKLOAD
  *
- *   harness afalg-bench [--side both|user] [--seconds S] [--sizes N,N,...] [ALG...]
+ *   ALG       a row of CIPHERS (cipher.c) or DIGESTS (digest.c) that names the kernel's algorithm
+ *             (aes-128-cbc is cbc(aes), sha256 is sha256): the one table of facts
+ *   OP        encrypt (ciphers) | hash (digests)
+ *   WORKLOAD  kernel: one AF_ALG request per operation (sendmsg with the operation and IV, then read) on
+ *               a socket bound and keyed once;
+ *             user: the library through EVP, which is the cipher or digest family's record case of the
+ *               same size, prepared and checked by that family.
  *
- * ALG is the library's name (aes-128-cbc, aes-256-ctr, aes-128-gcm, sha256 …;
- * default: all of them). For each algorithm the kernel socket is bound and
- * keyed once, outside any timed loop; then per size the kernel's output is
- * checked against the library's for the same key, IV and input, and both are
- * timed for about --seconds: one request per operation (sendmsg with the
- * operation and IV, then read) against one EVP init/update/final. --side user
- * times only the library (what can be done where AF_ALG is missing).
- *
- * One JSON line each: a header ("afalg-bench", with whether AF_ALG sockets
- * can be opened and, if not, the errno), then "afalg-result" (ops, wall,
- * process CPU and its user/system split), "afalg-na" (the kernel or the
- * library lacks the algorithm) or "afalg-error" (a failure or a mismatch).
- * Exit status: 0, 1 if an algorithm failed, 2 usage, 3 AF_ALG unavailable
- * with --side both (nothing can be compared). */
+ * Before a kernel case is timed, the kernel's output is checked against the library's for the same key, IV
+ * and input; a mismatch is an error, not a figure. A case AF_ALG cannot run — no AF_ALG socket (many
+ * containers and VMs), or the kernel lacks the algorithm — is n/a with the errno named. Kernel work done
+ * for the process is system time, which the runner's CPU time includes; an asynchronous driver's hardware
+ * time shows in wall time only. Which driver serves the algorithm is /proc/crypto's to say (sslperf's
+ * offload scan), not the socket's. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "compat.h"
 #include "harness.h"
@@ -49,158 +46,79 @@
 #endif
 #endif
 
-#define MAX_SIZES 32
+#define MAX_ALGS 32
 #define MAX_REQUEST (64 * 1024)   /* one sendmsg; larger would need send and read interleaved */
 #define IV_LEN 16
 #define GCM_IV_LEN 12
 #define AAD_LEN 13
 #define TAG_LEN 16
 
-typedef enum { K_SKCIPHER, K_AEAD, K_HASH } alg_kind;
-static const char *const KINDS[] = {"skcipher", "aead", "hash"};   /* the AF_ALG socket types */
+static const char *const OPERATIONS[] = {"encrypt", "hash"};   /* index: a digest */
+static const char *const SIDES[] = {"kernel", "user"};          /* the workloads */
+
+/* The rows of the cipher and digest tables the kernel also offers. */
+static size_t kernel_algs(kernel_alg *out)
+{
+    size_t n = cipher_kernel_algs(out, MAX_ALGS);
+    return n + digest_kernel_algs(out + n, MAX_ALGS - n);
+}
+
+static int is_hash(const kernel_alg *a)
+{
+    return a->key_len == 0;
+}
+
+/* ---- the library's side ----------------------------------------------------- */
+
+static prep_status prepare_user(const kernel_alg *a, size_t len, bench_case *out, prep_result *res)
+{
+    char id[CASE_ID_MAX];
+    case_name name;
+    if (is_hash(a))
+        snprintf(id, sizeof(id), "digest/%s/%zu", a->name, len);
+    else
+        snprintf(id, sizeof(id), "cipher/%s/encrypt/%zu", a->name, len);
+    if (!sp_split_name(id, &name))
+        return prep_error(res, "cannot name the library's case %s", id);
+    prep_status status = is_hash(a) ? prepare_digest(&name, out, res) : prepare_cipher(&name, out, res);
+    if (status == PREP_OK && !out->note[0])
+        snprintf(out->note, sizeof(out->note), "the library through EVP: %s", id);
+    return status;
+}
+
+/* ---- the kernel's side ---------------------------------------------------------- */
 
 typedef struct {
-    const char *name;         /* the library's name, lower case */
-    const char *fetch_name;   /* OpenSSL 3 fetch name */
-    const char *kernel_name;  /* /proc/crypto name, bound through AF_ALG */
-    alg_kind kind;
-    int key_len;
-    const EVP_CIPHER *(*cipher)(void);
-    const EVP_MD *(*md)(void);
-} offload_alg;
-
-/* What the afalg and devcrypto engines can take over (CBC, CTR, digests),
- * plus GCM to see whether an AEAD would be worth it. Listed by `harness
- * list` on every platform, with or without AF_ALG. */
-static const offload_alg ALGS[] = {
-    {"aes-128-cbc", "AES-128-CBC", "cbc(aes)", K_SKCIPHER, 16, EVP_aes_128_cbc, NULL},
-    {"aes-256-cbc", "AES-256-CBC", "cbc(aes)", K_SKCIPHER, 32, EVP_aes_256_cbc, NULL},
-    {"aes-128-ctr", "AES-128-CTR", "ctr(aes)", K_SKCIPHER, 16, EVP_aes_128_ctr, NULL},
-    {"aes-256-ctr", "AES-256-CTR", "ctr(aes)", K_SKCIPHER, 32, EVP_aes_256_ctr, NULL},
-    {"aes-128-gcm", "AES-128-GCM", "gcm(aes)", K_AEAD, 16, EVP_aes_128_gcm, NULL},
-    {"aes-256-gcm", "AES-256-GCM", "gcm(aes)", K_AEAD, 32, EVP_aes_256_gcm, NULL},
-    {"sha1", "SHA1", "sha1", K_HASH, 0, NULL, EVP_sha1},
-    {"sha256", "SHA256", "sha256", K_HASH, 0, NULL, EVP_sha256},
-    {"sha512", "SHA512", "sha512", K_HASH, 0, NULL, EVP_sha512},
-};
-
-typedef struct {
-    const offload_alg *alg;
-    size_t len;
+    kernel_alg alg;
+    int aead;
+    size_t len, iv_len, in_len, out_len;   /* AEAD requests are AAD || data; replies AAD || data || tag */
     unsigned char key[32], iv[IV_LEN], aad[AAD_LEN];
-    unsigned char *in, *out;        /* the kernel reads and writes AAD || data || tag for AEADs */
-    /* library */
-    EVP_CIPHER *owned_cipher;
-    EVP_MD *owned_md;
-    const EVP_CIPHER *cipher;
-    const EVP_MD *md;
-    EVP_CIPHER_CTX *cctx;
-    EVP_MD_CTX *mctx;
-    /* kernel: the bound, keyed socket and the operation socket accepted from it */
-    int tfm, op;
-} offload_state;
+    unsigned char *in, *out;
+    int tfm, op;                           /* the bound, keyed socket and the operation socket from it */
+} kernel_state;
 
-typedef struct {
-    uint64_t ops, wall_ns, cpu_ns, user_ns, sys_ns;
-} timing;
-
-/* ---- output ---------------------------------------------------------------- */
-
-static void emit_status(const char *type, const offload_alg *alg, const char *side, size_t size, int err,
-                        const char *reason)
+static const char *errno_name(int code)
 {
-    printf("{\"type\":\"%s\",\"alg\":", type);
-    json_string(alg->name);
-    printf(",\"kernel_name\":");
-    json_string(alg->kernel_name);
-    printf(",\"side\":\"%s\"", side);
-    if (size)
-        printf(",\"size\":%zu", size);
-    if (err)
-        printf(",\"errno\":%d", err);
-    printf(",\"reason\":");
-    json_string(reason);
-    printf("}\n");
-    fflush(stdout);
+    static const struct {
+        const char *name;
+        int code;
+    } NAMES[] = {{"EAFNOSUPPORT", EAFNOSUPPORT}, {"EPROTONOSUPPORT", EPROTONOSUPPORT}, {"EPERM", EPERM},
+                 {"EACCES", EACCES}, {"ENOENT", ENOENT}, {"EINVAL", EINVAL}, {"ENOMEM", ENOMEM},
+                 {"EBUSY", EBUSY}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EMSGSIZE", EMSGSIZE}, {"EBADMSG", EBADMSG}};
+    static _Thread_local char other[24];
+    for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
+        if (NAMES[i].code == code)
+            return NAMES[i].name;
+    snprintf(other, sizeof(other), "errno %d", code);
+    return other;
 }
 
-static void emit_timing(const offload_alg *alg, const char *side, size_t size, const timing *t)
+/* n/a: what AF_ALG would not do here, with the errno it said so with. */
+static prep_status kernel_na(prep_result *res, const char *what)
 {
-    printf("{\"type\":\"afalg-result\",\"alg\":");
-    json_string(alg->name);
-    printf(",\"kernel_name\":");
-    json_string(alg->kernel_name);
-    printf(",\"kind\":\"%s\",\"side\":\"%s\",\"size\":%zu,\"ops\":%llu,\"wall_ns\":%llu,\"cpu_ns\":%llu,"
-           "\"user_ns\":%llu,\"sys_ns\":%llu}\n",
-           KINDS[alg->kind], side, size, (unsigned long long)t->ops, (unsigned long long)t->wall_ns,
-           (unsigned long long)t->cpu_ns, (unsigned long long)t->user_ns, (unsigned long long)t->sys_ns);
-    fflush(stdout);
+    int code = errno;
+    return prep_na(res, "%s %s (%s)", what, errno_name(code), strerror(code));
 }
-
-/* ---- the library side --------------------------------------------------------- */
-
-static int user_op(void *p)
-{
-    offload_state *s = p;
-    int n, m;
-    unsigned int md_len;
-    switch (s->alg->kind) {
-    case K_SKCIPHER:
-        return EVP_CipherInit_ex(s->cctx, NULL, NULL, NULL, s->iv, 1)
-               && EVP_CipherUpdate(s->cctx, s->out, &n, s->in, (int)s->len)
-               && EVP_CipherFinal_ex(s->cctx, s->out + n, &m);
-    case K_AEAD:
-        /* out: ciphertext || tag, laid out as the kernel writes it after the AAD */
-        return EVP_EncryptInit_ex(s->cctx, NULL, NULL, NULL, s->iv)
-               && EVP_EncryptUpdate(s->cctx, NULL, &n, s->aad, AAD_LEN)
-               && EVP_EncryptUpdate(s->cctx, s->out, &n, s->in + AAD_LEN, (int)s->len)
-               && EVP_EncryptFinal_ex(s->cctx, s->out + n, &m)
-               && EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->out + s->len) > 0;
-    case K_HASH:
-        return EVP_DigestInit_ex(s->mctx, s->md, NULL) && EVP_DigestUpdate(s->mctx, s->in, s->len)
-               && EVP_DigestFinal_ex(s->mctx, s->out, &md_len);
-    }
-    return 0;
-}
-
-/* Keyed once for encryption; the IV is set again on every operation. */
-static prep_status user_setup(offload_state *s, prep_result *res)
-{
-    const offload_alg *a = s->alg;
-    if (a->kind == K_HASH) {
-#if SP_OSSL3
-        s->md = s->owned_md = EVP_MD_fetch(NULL, a->fetch_name, NULL);
-#else
-        s->md = a->md();
-#endif
-        if (!s->md)
-            return prep_na(res, "%s does not offer %s", sp_flavor(), a->fetch_name);
-        if (!(s->mctx = EVP_MD_CTX_new()))
-            return prep_error(res, "out of memory");
-        return PREP_OK;
-    }
-#if SP_OSSL3
-    s->cipher = s->owned_cipher = EVP_CIPHER_fetch(NULL, a->fetch_name, NULL);
-#else
-    s->cipher = a->cipher();
-#endif
-    if (!s->cipher)
-        return prep_na(res, "%s does not offer %s", sp_flavor(), a->fetch_name);
-    if (!(s->cctx = EVP_CIPHER_CTX_new()))
-        return prep_error(res, "out of memory");
-    if (a->kind == K_AEAD) {
-        if (!EVP_EncryptInit_ex(s->cctx, s->cipher, NULL, NULL, NULL)
-            || EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_IVLEN, GCM_IV_LEN, NULL) <= 0
-            || !EVP_EncryptInit_ex(s->cctx, NULL, NULL, s->key, NULL))
-            return prep_error(res, "cannot key %s with a 12-byte IV", a->fetch_name);
-    } else if (!EVP_CipherInit_ex(s->cctx, s->cipher, NULL, s->key, s->iv, 1)
-               || !EVP_CIPHER_CTX_set_padding(s->cctx, 0)) {
-        return prep_error(res, "cannot key %s", a->fetch_name);
-    }
-    return PREP_OK;
-}
-
-/* ---- the kernel side ------------------------------------------------------------ */
 
 #if SP_HAVE_AF_ALG
 static int read_full(int fd, unsigned char *buf, size_t len)
@@ -223,369 +141,234 @@ static void put_cmsg(struct cmsghdr *c, int type, const void *data, size_t len)
     memcpy(CMSG_DATA(c), data, len);
 }
 
-/* One request: the operation, the IV (and the AAD length) as control
- * messages, the data in the same sendmsg, then read the result. */
-static int kernel_cipher_op(offload_state *s)
+/* One cipher request: the operation, the IV (and the AAD's length) as control messages, the data in the
+ * same sendmsg; then the reply read whole. */
+static int cipher_request(kernel_state *s)
 {
     union {   /* aligned for cmsghdr */
         struct cmsghdr align;
         unsigned char buf[CMSG_SPACE(sizeof(uint32_t)) * 2 + CMSG_SPACE(sizeof(struct af_alg_iv) + IV_LEN)];
     } control;
-    int aead = s->alg->kind == K_AEAD;
-    size_t iv_len = aead ? GCM_IV_LEN : IV_LEN, in_len = aead ? AAD_LEN + s->len : s->len;
-    size_t out_len = aead ? AAD_LEN + s->len + TAG_LEN : s->len;
     unsigned char ivbuf[sizeof(struct af_alg_iv) + IV_LEN];
-    uint32_t op = ALG_OP_ENCRYPT, assoc = AAD_LEN, iv_len32 = (uint32_t)iv_len;
-    struct iovec iov = {s->in, in_len};
+    uint32_t op = ALG_OP_ENCRYPT, assoc = AAD_LEN, iv_len = (uint32_t)s->iv_len;
+    struct iovec iov = {s->in, s->in_len};
     struct msghdr msg;
 
     memset(&control, 0, sizeof(control));
     memset(&msg, 0, sizeof(msg));
-    memcpy(ivbuf, &iv_len32, sizeof(iv_len32));   /* struct af_alg_iv: __u32 ivlen, then the IV */
-    memcpy(ivbuf + sizeof(struct af_alg_iv), s->iv, iv_len);
+    memcpy(ivbuf, &iv_len, sizeof(iv_len));   /* struct af_alg_iv: __u32 ivlen, then the IV */
+    memcpy(ivbuf + sizeof(struct af_alg_iv), s->iv, s->iv_len);
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.buf;
-    msg.msg_controllen = CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + iv_len)
-                         + (aead ? CMSG_SPACE(sizeof(uint32_t)) : 0);
+    msg.msg_controllen = CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + s->iv_len)
+                         + (s->aead ? CMSG_SPACE(sizeof(uint32_t)) : 0);
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     put_cmsg(c, ALG_SET_OP, &op, sizeof(op));
     c = CMSG_NXTHDR(&msg, c);
-    put_cmsg(c, ALG_SET_IV, ivbuf, sizeof(struct af_alg_iv) + iv_len);
-    if (aead) {
+    put_cmsg(c, ALG_SET_IV, ivbuf, sizeof(struct af_alg_iv) + s->iv_len);
+    if (s->aead) {
         c = CMSG_NXTHDR(&msg, c);
         put_cmsg(c, ALG_SET_AEAD_ASSOCLEN, &assoc, sizeof(assoc));
     }
-    if (sendmsg(s->op, &msg, 0) != (ssize_t)in_len)
-        return 0;
-    return read_full(s->op, s->out, out_len);
+    return sendmsg(s->op, &msg, 0) == (ssize_t)s->in_len && read_full(s->op, s->out, s->out_len);
 }
 
-static int kernel_op(void *p)
+/* One operation; without MSG_MORE one send is a whole hash (init, update, final). */
+static int request(kernel_state *s)
 {
-    offload_state *s = p;
-    if (s->alg->kind != K_HASH)
-        return kernel_cipher_op(s);
-    /* Without MSG_MORE one send is a whole init + update + final. */
-    if (send(s->op, s->in, s->len, 0) != (ssize_t)s->len)
-        return 0;
-    return read_full(s->op, s->out, (size_t)EVP_MD_size(s->md));
+    if (!is_hash(&s->alg))
+        return cipher_request(s);
+    return send(s->op, s->in, s->in_len, 0) == (ssize_t)s->in_len && read_full(s->op, s->out, s->out_len);
 }
 
-/* Bind and key the algorithm; PREP_NA when the kernel does not offer it. */
-static prep_status kernel_setup(offload_state *s, prep_result *res, int *err)
+/* Bind and key the algorithm, outside any timed region. */
+static prep_status open_kernel(kernel_state *s, prep_result *res)
 {
-    const offload_alg *a = s->alg;
+    const kernel_alg *a = &s->alg;
     struct sockaddr_alg sa;
+    char what[160];
 
     memset(&sa, 0, sizeof(sa));
     sa.salg_family = AF_ALG;
-    snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", KINDS[a->kind]);
-    snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", a->kernel_name);
-    *err = 0;
-    if ((s->tfm = socket(AF_ALG, SOCK_SEQPACKET, 0)) < 0) {
-        *err = errno;
-        return prep_error(res, "socket(AF_ALG): %s", strerror(errno));
-    }
+    snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", a->type);
+    snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", a->kernel);
+    if ((s->tfm = socket(AF_ALG, SOCK_SEQPACKET, 0)) < 0)
+        return kernel_na(res, "no AF_ALG socket here: socket(AF_ALG) fails with");
     if (bind(s->tfm, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        *err = errno;
-        if (errno == ENOENT)
-            return prep_na(res, "the kernel offers no %s %s (bind: %s)", KINDS[a->kind], a->kernel_name,
-                           strerror(errno));
-        return prep_error(res, "bind(%s %s): %s", KINDS[a->kind], a->kernel_name, strerror(errno));
+        snprintf(what, sizeof(what), "the kernel offers no %s %s: bind fails with", a->type, a->kernel);
+        return kernel_na(res, what);
     }
-    if (a->kind != K_HASH && setsockopt(s->tfm, SOL_ALG, ALG_SET_KEY, s->key, (socklen_t)a->key_len) != 0) {
-        *err = errno;
-        return prep_error(res, "setting a %d-byte %s key: %s", a->key_len, a->kernel_name, strerror(errno));
+    if (a->key_len && setsockopt(s->tfm, SOL_ALG, ALG_SET_KEY, s->key, (socklen_t)a->key_len) != 0) {
+        snprintf(what, sizeof(what), "the kernel's %s takes no %d-byte key: it fails with", a->kernel, a->key_len);
+        return kernel_na(res, what);
     }
-    if (a->kind == K_AEAD && setsockopt(s->tfm, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, TAG_LEN) != 0) {
-        *err = errno;
-        return prep_error(res, "setting a %d-byte %s tag: %s", TAG_LEN, a->kernel_name, strerror(errno));
+    if (s->aead && setsockopt(s->tfm, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL, TAG_LEN) != 0) {
+        snprintf(what, sizeof(what), "the kernel's %s takes no %d-byte tag: it fails with", a->kernel, TAG_LEN);
+        return kernel_na(res, what);
     }
     if ((s->op = accept(s->tfm, NULL, 0)) < 0) {
-        *err = errno;
-        return prep_error(res, "accept(%s): %s", a->kernel_name, strerror(errno));
+        snprintf(what, sizeof(what), "the kernel's %s gives no operation socket: accept fails with", a->kernel);
+        return kernel_na(res, what);
     }
     return PREP_OK;
 }
 
-/* 0 when AF_ALG sockets can be opened, else the errno. */
-static int af_alg_errno(void)
+static void close_kernel(kernel_state *s)
 {
-    int fd = socket(AF_ALG, SOCK_SEQPACKET, 0);
-    if (fd < 0)
-        return errno ? errno : EINVAL;
-    close(fd);
-    return 0;
-}
-#else
-static int kernel_op(void *p)
-{
-    (void)p;
-    return 0;
-}
-
-static prep_status kernel_setup(offload_state *s, prep_result *res, int *err)
-{
-    (void)s;
-    *err = EAFNOSUPPORT;
-    return prep_error(res, "this harness was built without AF_ALG (not Linux, or no linux/if_alg.h)");
-}
-
-static int af_alg_errno(void)
-{
-    return EAFNOSUPPORT;
-}
-#endif
-
-/* ---- timing -------------------------------------------------------------------- */
-
-static int run_user(void *state, uint64_t iters)
-{
-    for (uint64_t i = 0; i < iters; i++)
-        if (!user_op(state))
-            return 0;
-    return 1;
-}
-
-static int run_kernel(void *state, uint64_t iters)
-{
-    for (uint64_t i = 0; i < iters; i++)
-        if (!kernel_op(state))
-            return 0;
-    return 1;
-}
-
-static uint64_t rusage_ns(const struct timeval *tv)
-{
-    return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
-}
-
-/* Batches for at least `target_ns` wall time, their size found by a short
- * calibration that is also the warm-up (pages in the buffers, lets the
- * clock speed settle). Kernel work done on behalf of the process is system
- * CPU time; an asynchronous driver's hardware time is in the wall time only. */
-static int time_ops(batch_fn run, void *state, uint64_t target_ns, timing *t)
-{
-    struct rusage r0, r1;
-    uint64_t batch, wall, cpu;
-    int ok = 1;
-
-    memset(t, 0, sizeof(*t));
-    if (!sp_calibrate(run, state, target_ns, SP_SHORT_PROBE(target_ns), &batch))
-        return 0;
-    getrusage(RUSAGE_SELF, &r0);
-    while (ok && t->wall_ns < target_ns) {
-        ok = sp_timed_batch(run, state, batch, &wall, &cpu);
-        t->ops += batch;
-        t->wall_ns += wall;
-        t->cpu_ns += cpu;
-    }
-    getrusage(RUSAGE_SELF, &r1);
-    t->user_ns = rusage_ns(&r1.ru_utime) - rusage_ns(&r0.ru_utime);
-    t->sys_ns = rusage_ns(&r1.ru_stime) - rusage_ns(&r0.ru_stime);
-    return ok;
-}
-
-/* ---- per algorithm ----------------------------------------------------------------- */
-
-static void release_state(offload_state *s)
-{
-    EVP_CIPHER_CTX_free(s->cctx);
-    EVP_MD_CTX_free(s->mctx);
-#if SP_OSSL3
-    EVP_CIPHER_free(s->owned_cipher);
-    EVP_MD_free(s->owned_md);
-#endif
-#if SP_HAVE_AF_ALG
     if (s->op >= 0)
         close(s->op);
     if (s->tfm >= 0)
         close(s->tfm);
+}
+#else
+static int request(kernel_state *s)
+{
+    (void)s;
+    return 0;
+}
+
+static prep_status open_kernel(kernel_state *s, prep_result *res)
+{
+    (void)s;
+    errno = EAFNOSUPPORT;
+    return kernel_na(res, "no AF_ALG in this harness (built without linux/if_alg.h), as if socket(AF_ALG) failed with");
+}
+
+static void close_kernel(kernel_state *s)
+{
+    (void)s;
+}
 #endif
+
+static int run_kernel(void *state, uint64_t iters)
+{
+    for (uint64_t i = 0; i < iters; i++)
+        if (!request(state))
+            return 0;
+    return 1;
+}
+
+static void release_kernel(void *p)
+{
+    kernel_state *s = p;
+    close_kernel(s);
     free(s->in);
     free(s->out);
+    free(s);
 }
 
-/* Input laid out as the kernel takes it: the AAD first for AEADs. */
-static size_t input_offset(const offload_alg *a)
+/* The library's bytes for the request's key, IV and input; what the kernel's reply must hold. */
+static prep_status library_output(kernel_state *s, unsigned char *expected, size_t *expected_len,
+                                  prep_result *res)
 {
-    return a->kind == K_AEAD ? AAD_LEN : 0;
+    unsigned char *data = s->in + (s->aead ? AAD_LEN : 0);
+    unsigned int md_len = 0;
+    if (is_hash(&s->alg)) {
+        prep_status status = digest_reference(s->alg.name, data, s->len, expected, &md_len, res);
+        *expected_len = md_len;
+        return status;
+    }
+    *expected_len = s->len + (s->aead ? TAG_LEN : 0);
+    return cipher_reference(s->alg.name, s->key, s->iv, s->aad, data, s->len, expected, res);
 }
 
-/* Both sides give the same bytes for the same key, IV and input (the
- * kernel writes the AAD back in front of an AEAD's output). */
-static int outputs_agree(offload_state *s, unsigned char *user_out)
+static prep_status prepare_kernel(const kernel_alg *a, size_t len, bench_case *out, prep_result *res)
 {
-    size_t len = s->alg->kind == K_HASH ? (size_t)EVP_MD_size(s->md)
-                                        : s->len + (s->alg->kind == K_AEAD ? TAG_LEN : 0);
-    if (!user_op(s))
-        return 0;
-    memcpy(user_out, s->out, len);
-    return kernel_op(s) && memcmp(s->out + input_offset(s->alg), user_out, len) == 0;
+    kernel_state *s;
+    unsigned char *expected = NULL;
+    size_t expected_len = 0;
+    prep_status status;
+
+    if (len > MAX_REQUEST)
+        return prep_na(res, "one AF_ALG request carries at most %d bytes here", MAX_REQUEST);
+    if (!(s = calloc(1, sizeof(*s))))
+        return prep_error(res, "out of memory");
+    s->alg = *a;
+    s->tfm = s->op = -1;
+    s->aead = strcmp(a->type, "aead") == 0;
+    s->len = len;
+    s->iv_len = s->aead ? GCM_IV_LEN : IV_LEN;
+    s->in_len = len + (s->aead ? AAD_LEN : 0);
+    s->out_len = is_hash(a) ? 0 : s->in_len + (s->aead ? TAG_LEN : 0);
+    fill_pattern(s->key, sizeof(s->key), 1);
+    fill_pattern(s->iv, sizeof(s->iv), 2);
+    fill_pattern(s->aad, sizeof(s->aad), 3);
+    s->in = malloc(s->in_len);
+    s->out = malloc(s->in_len + TAG_LEN + EVP_MAX_MD_SIZE);
+    expected = malloc(len + TAG_LEN + EVP_MAX_MD_SIZE);
+    if (!s->in || !s->out || !expected) {
+        free(expected);
+        release_kernel(s);
+        return prep_error(res, "out of memory");
+    }
+    if (s->aead)
+        memcpy(s->in, s->aad, AAD_LEN);      /* the kernel takes an AEAD's AAD in front of the data */
+    fill_pattern(s->in + (s->aead ? AAD_LEN : 0), len, 4);
+    status = library_output(s, expected, &expected_len, res);   /* before the socket: a size CBC cannot take is n/a */
+    if (status == PREP_OK && is_hash(a))
+        s->out_len = expected_len;
+    if (status == PREP_OK)
+        status = open_kernel(s, res);
+    errno = 0;
+    if (status == PREP_OK && !request(s))
+        status = prep_error(res, "an AF_ALG request to %s failed (%s)", a->kernel, errno ? errno_name(errno)
+                                                                                        : "a short reply");
+    else if (status == PREP_OK && memcmp(s->out + (s->aead ? AAD_LEN : 0), expected, expected_len) != 0)
+        status = prep_error(res, "the kernel's %s output differs from the library's for the same key, IV and "
+                            "input", a->kernel);
+    free(expected);
+    if (sp_take(status, out, s, release_kernel, UNIT_BYTES, len) != PREP_OK)
+        return status;
+    out->run = run_kernel;
+    snprintf(out->note, sizeof(out->note), "AF_ALG %s %s: one request (sendmsg, read) per operation", a->type,
+             a->kernel);
+    snprintf(out->checked, sizeof(out->checked), "the kernel's %s output equals the library's (%zu bytes)",
+             a->kernel, expected_len);
+    return PREP_OK;
 }
 
-/* Returns 0 if the algorithm failed (an error line was printed). */
-static int bench_alg(const offload_alg *a, const size_t *sizes, int n_sizes, int kernel_too, uint64_t target_ns)
+/* ---- the family --------------------------------------------------------------------- */
+
+prep_status prepare_afalg(const case_name *name, bench_case *out, prep_result *res)
 {
-    offload_state s;
-    prep_result res;
-    int err = 0, ok = 1;
-    size_t max = 0;
+    kernel_alg algs[MAX_ALGS];
+    size_t n = kernel_algs(algs), len;
+    char list[300];
 
-    for (int i = 0; i < n_sizes; i++)
-        max = sizes[i] > max ? sizes[i] : max;
-    memset(&s, 0, sizeof(s));
-    s.alg = a;
-    s.tfm = s.op = -1;
-    fill_pattern(s.key, sizeof(s.key), 1);
-    fill_pattern(s.iv, sizeof(s.iv), 2);
-    fill_pattern(s.aad, sizeof(s.aad), 3);
-    s.in = malloc(max + AAD_LEN + TAG_LEN);
-    s.out = malloc(max + AAD_LEN + TAG_LEN + EVP_MAX_MD_SIZE);
-    unsigned char *user_out = malloc(max + TAG_LEN + EVP_MAX_MD_SIZE);
-    if (!s.in || !s.out || !user_out) {
-        emit_status("afalg-error", a, "user", 0, 0, "out of memory");
-        release_state(&s);
-        free(user_out);
-        return 0;
-    }
-    memcpy(s.in, s.aad, AAD_LEN);
-    fill_pattern(s.in + input_offset(a), max, 4);
-
-    prep_status st = user_setup(&s, &res);
-    if (st != PREP_OK) {
-        emit_status(st == PREP_NA ? "afalg-na" : "afalg-error", a, "user", 0, 0, res.reason);
-        ok = st == PREP_NA;
-    } else if (kernel_too && (st = kernel_setup(&s, &res, &err)) != PREP_OK) {
-        emit_status(st == PREP_NA ? "afalg-na" : "afalg-error", a, "kernel", 0, err, res.reason);
-        ok = st == PREP_NA;
-    }
-    for (int i = 0; ok && st == PREP_OK && i < n_sizes; i++) {
-        timing t;
-        s.len = sizes[i];
-        if (a->kind == K_SKCIPHER && strstr(a->name, "cbc") && s.len % 16) {
-            emit_status("afalg-na", a, kernel_too ? "both" : "user", s.len, 0,
-                        "CBC without padding needs a multiple of 16 bytes");
-            continue;
-        }
-        if (kernel_too && !outputs_agree(&s, user_out)) {
-            emit_status("afalg-error", a, "kernel", s.len, 0,
-                        "the kernel's output differs from the library's for the same key, IV and input "
-                        "(or a request failed)");
-            ok = 0;
-            break;
-        }
-        if (kernel_too) {
-            if (!time_ops(run_kernel, &s, target_ns, &t)) {
-                emit_status("afalg-error", a, "kernel", s.len, errno, "a request failed while timing");
-                ok = 0;
-                break;
-            }
-            emit_timing(a, "kernel", s.len, &t);
-        }
-        if (!time_ops(run_user, &s, target_ns, &t)) {
-            prep_error(&res, "an operation failed while timing");
-            emit_status("afalg-error", a, "user", s.len, 0, res.reason);
-            ok = 0;
-            break;
-        }
-        emit_timing(a, "user", s.len, &t);
-    }
-    release_state(&s);
-    free(user_out);
-    return ok;
-}
-
-/* ---- the command ------------------------------------------------------------------- */
-
-static int parse_sizes(const char *text, size_t *sizes, int *n)
-{
-    char buf[512], *save = NULL;
-    snprintf(buf, sizeof(buf), "%s", text);
-    *n = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == MAX_SIZES || !parse_size(tok, &sizes[*n]) || sizes[*n] > MAX_REQUEST)
-            return 0;
-        (*n)++;
-    }
-    return *n > 0;
-}
-
-static int usage(const char *why)
-{
-    fprintf(stderr, "afalg-bench: %s\nusage: harness afalg-bench [--side both|user] [--seconds S] "
-                    "[--sizes N,N,...] [ALG...]\n", why);
-    return 2;
-}
-
-int afalg_bench(int argc, char **argv)
-{
-    size_t sizes[MAX_SIZES] = {16, 64, 256, 1024, 8192, 16384};
-    int n_sizes = 6, kernel_too = 1, failures = 0, first_alg = argc;
-    double seconds = 0.5;
-
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--side") == 0 && i + 1 < argc) {
-            const char *side = argv[++i];
-            if (strcmp(side, "both") != 0 && strcmp(side, "user") != 0)
-                return usage("--side is both or user");
-            kernel_too = side[0] == 'b';
-        } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
-            seconds = atof(argv[++i]);
-            if (!(seconds > 0 && seconds <= 600))
-                return usage("--seconds must be above 0 and at most 600");
-        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
-            if (!parse_sizes(argv[++i], sizes, &n_sizes))
-                return usage("--sizes is a comma-separated list of 1 to 32 sizes, each 1 to 65536 bytes");
-        } else if (argv[i][0] == '-') {
-            return usage("unknown option");
-        } else {
-            first_alg = i;
-            break;
-        }
-    }
-    for (int i = first_alg; i < argc; i++) {
-        if (sp_find(argv[i], SP_ROWS(ALGS)) < 0) {
-            char names[300], why[400];
-            snprintf(why, sizeof(why), "unknown algorithm (%s)", sp_join(names, sizeof(names), " ", SP_ROWS(ALGS)));
-            return usage(why);
-        }
-    }
-
-    int err = af_alg_errno();
-    printf("{\"type\":\"afalg-bench\",\"library\":");
-    json_string(OpenSSL_version(OPENSSL_VERSION));
-    printf(",\"flavor\":\"%s\",\"side\":\"%s\",\"seconds\":%g,\"af_alg\":%s", sp_flavor(),
-           kernel_too ? "both" : "user", seconds, err ? "false" : "true");
-    if (err) {
-        printf(",\"errno\":%d,\"reason\":", err);
-        json_string(strerror(err));
-    }
-    printf("}\n");
-    fflush(stdout);
-    if (err && kernel_too)
-        return 3;
-
-    uint64_t target_ns = (uint64_t)(seconds * 1e9);
-    for (size_t j = 0; j < sizeof(ALGS) / sizeof(ALGS[0]); j++) {
-        int wanted = first_alg == argc;
-        for (int i = first_alg; i < argc; i++)
-            wanted |= strcmp(ALGS[j].name, argv[i]) == 0;
-        if (wanted && !bench_alg(&ALGS[j], sizes, n_sizes, kernel_too, target_ns))
-            failures++;
-    }
-    return failures ? 1 : 0;
+    if (name->n != 5)
+        return prep_unknown(res, "afalg cases are afalg/ALG/encrypt|hash/SIZE/kernel|user");
+    int row = sp_find(name->part[1], algs, n, sizeof(algs[0]));
+    int op = sp_find(name->part[2], SP_ROWS(OPERATIONS)), side = sp_find(name->part[4], SP_ROWS(SIDES));
+    if (row < 0)
+        return prep_unknown(res, "no kernel algorithm \"%s\" (%s)", name->part[1],
+                            sp_join(list, sizeof(list), ", ", algs, n, sizeof(algs[0])));
+    if (op != is_hash(&algs[row]))
+        return prep_unknown(res, "%s's operation is %s, not \"%s\"", algs[row].name, OPERATIONS[is_hash(&algs[row])],
+                            name->part[2]);
+    if (!parse_size(name->part[3], &len))
+        return prep_unknown(res, "bad size \"%s\" (a positive number of bytes, at most 64 MiB)", name->part[3]);
+    if (side < 0)
+        return prep_unknown(res, "unknown workload \"%s\" (kernel or user)", name->part[4]);
+    return side == 0 ? prepare_kernel(&algs[row], len, out, res) : prepare_user(&algs[row], len, out, res);
 }
 
 void list_afalg(void)
 {
-    printf("\"afalg\":{\"algorithms\":[");
-    for (size_t i = 0; i < sizeof(ALGS) / sizeof(ALGS[0]); i++) {
-        json_row(i, ALGS[i].name, NULL);
+    static const id_template IDS[] = {{"afalg/{algorithm}/{operation}/{size}/{workload}", NULL, NULL, NULL}};
+    kernel_alg algs[MAX_ALGS];
+    size_t n = kernel_algs(algs);
+    printf("\"afalg\":{");
+    json_ids(SP_IDS(IDS));
+    printf(",\"algorithms\":[");
+    for (size_t i = 0; i < n; i++) {
+        json_row(i, algs[i].name, NULL);
         printf(",\"kernel\":");
-        json_string(ALGS[i].kernel_name);
-        printf(",\"kind\":\"%s\"}", KINDS[ALGS[i].kind]);
+        json_string(algs[i].kernel);
+        printf(",\"kind\":\"%s\",\"operation\":\"%s\"}", algs[i].type, OPERATIONS[is_hash(&algs[i])]);
     }
-    printf("]}");
+    printf("]");
+    json_names("operations", SP_ROWS(OPERATIONS));
+    json_names("workloads", SP_ROWS(SIDES));
+    putchar('}');
 }

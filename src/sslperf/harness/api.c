@@ -276,8 +276,6 @@ static int run_pem(void *p, uint64_t iters)
 static void release_api(void *p)
 {
     api_state *s = p;
-    if (!s)
-        return;
     EVP_MD_CTX_free(s->mctx);
     EVP_CIPHER_CTX_free(s->cctx);
 #if SP_OSSL3
@@ -324,7 +322,6 @@ static prep_status setup_api(api_state *s, const case_name *name, bench_case *ou
         return prep_unknown(res, "unknown api case (%s)", sp_join(list, sizeof(list), ", ", SP_ROWS(TOPICS)));
     api_topic topic = (api_topic)t;
     const char *what = TOPICS[topic].name, *alg = TOPICS[topic].alg;
-    out->unit = UNIT_OPS;
     if (alg) {
         if (name->n != 5 || strcmp(name->part[2], alg) != 0)
             return prep_unknown(res, "api %s cases are api/%s/%s/PATTERN/SIZE", what, what, alg);
@@ -427,18 +424,19 @@ prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res
     if (!(s = calloc(1, sizeof(*s))))
         return prep_error(res, "out of memory");
     status = setup_api(s, name, out, res);
-    if (status != PREP_OK) {
-        release_api(s);
-        return status;
-    }
-    out->state = s;
-    out->release = release_api;
-    return PREP_OK;
+    return sp_take(status, out, s, release_api, UNIT_OPS, 0);
 }
 
 void list_api(void)
 {
-    printf("\"api\":{\"cases\":[");
+    /* Every case is listed below; these say how its name reads (topic/pattern, or topic/alg/pattern/size). */
+    static const id_template IDS[] = {
+        {"api/{topic}/{operation}", NULL, "{topic}", NULL},
+        {"api/{topic}/{algorithm}/{operation}/{size}", NULL, NULL, NULL},
+    };
+    printf("\"api\":{");
+    json_ids(SP_IDS(IDS));
+    printf(",\"cases\":[");
     for (size_t i = 0; i < N_CASES; i++) {
         char id[CASE_ID_MAX];
         api_topic t = CASES[i].topic;

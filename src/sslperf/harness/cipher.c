@@ -32,6 +32,7 @@ typedef struct {
     const EVP_AEAD *(*aead)(void);
 #endif
     const char *needs;       /* for `harness list`: which libraries lack it */
+    const char *kernel;      /* the Linux kernel's name, where AF_ALG offers it (afalg.c) */
 } cipher_alg;
 
 #if SP_BSSL
@@ -63,18 +64,18 @@ typedef struct {
 /* Every row is in every build (a library that lacks one answers n/a), so
  * the names, which `harness list` prints, never depend on the library. */
 static const cipher_alg CIPHERS[] = {
-    {"aes-128-gcm", "AES-128-GCM", M_GCM, 16, EVP_aes_128_gcm AEAD(EVP_aead_aes_128_gcm), NULL},
-    {"aes-256-gcm", "AES-256-GCM", M_GCM, 32, EVP_aes_256_gcm AEAD(EVP_aead_aes_256_gcm), NULL},
-    {"aes-128-ccm", "AES-128-CCM", M_CCM, 16, CCM(EVP_aes_128_ccm) NO_AEAD, "not in BoringSSL"},
-    {"aes-256-ccm", "AES-256-CCM", M_CCM, 32, CCM(EVP_aes_256_ccm) NO_AEAD, "not in BoringSSL"},
-    {"aes-128-ocb", "AES-128-OCB", M_OCB, 16, OCB(EVP_aes_128_ocb) NO_AEAD, NEEDS_OCB},
-    {"aes-256-ocb", "AES-256-OCB", M_OCB, 32, OCB(EVP_aes_256_ocb) NO_AEAD, NEEDS_OCB},
+    {"aes-128-gcm", "AES-128-GCM", M_GCM, 16, EVP_aes_128_gcm AEAD(EVP_aead_aes_128_gcm), NULL, "gcm(aes)"},
+    {"aes-256-gcm", "AES-256-GCM", M_GCM, 32, EVP_aes_256_gcm AEAD(EVP_aead_aes_256_gcm), NULL, "gcm(aes)"},
+    {"aes-128-ccm", "AES-128-CCM", M_CCM, 16, CCM(EVP_aes_128_ccm) NO_AEAD, "not in BoringSSL", NULL},
+    {"aes-256-ccm", "AES-256-CCM", M_CCM, 32, CCM(EVP_aes_256_ccm) NO_AEAD, "not in BoringSSL", NULL},
+    {"aes-128-ocb", "AES-128-OCB", M_OCB, 16, OCB(EVP_aes_128_ocb) NO_AEAD, NEEDS_OCB, NULL},
+    {"aes-256-ocb", "AES-256-OCB", M_OCB, 32, OCB(EVP_aes_256_ocb) NO_AEAD, NEEDS_OCB, NULL},
     {"chacha20-poly1305", "ChaCha20-Poly1305", M_CHACHAPOLY, 32,
-     CHACHAPOLY(EVP_chacha20_poly1305) AEAD(EVP_aead_chacha20_poly1305), NULL},
-    {"aes-128-cbc", "AES-128-CBC", M_CBC, 16, EVP_aes_128_cbc NO_AEAD, NULL},
-    {"aes-256-cbc", "AES-256-CBC", M_CBC, 32, EVP_aes_256_cbc NO_AEAD, NULL},
-    {"aes-128-ctr", "AES-128-CTR", M_CTR, 16, EVP_aes_128_ctr NO_AEAD, NULL},
-    {"aes-256-ctr", "AES-256-CTR", M_CTR, 32, EVP_aes_256_ctr NO_AEAD, NULL},
+     CHACHAPOLY(EVP_chacha20_poly1305) AEAD(EVP_aead_chacha20_poly1305), NULL, NULL},
+    {"aes-128-cbc", "AES-128-CBC", M_CBC, 16, EVP_aes_128_cbc NO_AEAD, NULL, "cbc(aes)"},
+    {"aes-256-cbc", "AES-256-CBC", M_CBC, 32, EVP_aes_256_cbc NO_AEAD, NULL, "cbc(aes)"},
+    {"aes-128-ctr", "AES-128-CTR", M_CTR, 16, EVP_aes_128_ctr NO_AEAD, NULL, "ctr(aes)"},
+    {"aes-256-ctr", "AES-256-CTR", M_CTR, 32, EVP_aes_256_ctr NO_AEAD, NULL, "ctr(aes)"},
 };
 
 static const char *const OPERATIONS[] = {"encrypt", "decrypt"};   /* index: decrypt */
@@ -295,11 +296,17 @@ static int run_speed_aead_rekey(void *p, uint64_t iters)
 
 /* ---- set-up ------------------------------------------------------------ */
 
+/* n/a, with the reason, for a size the mode cannot take (CBC without padding); else PREP_OK. */
+static prep_status size_fits(const cipher_alg *alg, size_t len, prep_result *res)
+{
+    if (alg->mode == M_CBC && len % 16 != 0)
+        return prep_na(res, "CBC without padding needs a multiple of 16 bytes");
+    return PREP_OK;
+}
+
 static void release_cipher(void *p)
 {
     cipher_state *s = p;
-    if (!s)
-        return;
     EVP_CIPHER_CTX_free(s->ctx);
 #if SP_OSSL3
     EVP_CIPHER_free(s->owned);
@@ -483,8 +490,8 @@ prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *
     compat = workload == 1;            /* WORKLOADS[1]: speed-compat */
     if (compat && decrypt)
         return prep_na(res, "the speed-compat workload reproduces `openssl speed`'s default, which encrypts");
-    if ((alg->mode == M_CBC) && len % 16 != 0)
-        return prep_na(res, "CBC without padding needs a multiple of 16 bytes");
+    if (size_fits(alg, len, res) != PREP_OK)
+        return PREP_NA;
 
     cipher_state *s = calloc(1, sizeof(*s));
     if (!s)
@@ -515,27 +522,65 @@ prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *
         status = prep_na(res, "%s does not offer %s", sp_flavor(), alg->fetch_name);
     else
         status = compat ? setup_speed_compat(s, out, res) : setup_evp_record(s, decrypt, out, res);
-    if (status != PREP_OK) {
-        release_cipher(s);
-        return status;
-    }
-    out->unit = UNIT_BYTES;
-    out->bytes_per_op = len;
-    out->state = s;
-    out->release = release_cipher;
-    return PREP_OK;
+    return sp_take(status, out, s, release_cipher, UNIT_BYTES, len);
+}
+
+/* ---- the kernel's side (afalg.c) ---------------------------------------- */
+
+size_t cipher_kernel_algs(kernel_alg *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(CIPHERS) / sizeof(CIPHERS[0]) && n < max; i++)
+        if (CIPHERS[i].kernel)
+            out[n++] = (kernel_alg){CIPHERS[i].name, CIPHERS[i].kernel,
+                                    is_aead(CIPHERS[i].mode) ? "aead" : "skcipher", CIPHERS[i].key_len};
+    return n;
+}
+
+/* One encryption on a context keyed as the record workload keys it: what the kernel must give back. */
+prep_status cipher_reference(const char *name, const unsigned char *key, const unsigned char *iv,
+                             const unsigned char *aad, unsigned char *in, size_t len, unsigned char *out,
+                             prep_result *res)
+{
+    int row = sp_find(name, SP_ROWS(CIPHERS));
+    cipher_state s;
+    EVP_CIPHER_CTX *ctx = NULL;
+    prep_status status = PREP_OK;
+
+    if (row < 0)
+        return prep_unknown(res, "unknown cipher \"%s\"", name);
+    memset(&s, 0, sizeof(s));
+    s.alg = &CIPHERS[row];
+    s.in = in;
+    s.len = len;
+    memcpy(s.key, key, (size_t)s.alg->key_len);
+    memcpy(s.aad, aad, AAD_LEN);
+    if (size_fits(s.alg, len, res) != PREP_OK)
+        return PREP_NA;
+    if (!load_evp_cipher(&s))
+        status = prep_na(res, "%s does not offer %s", sp_flavor(), s.alg->fetch_name);
+    else if (is_aead(s.alg->mode) ? !(ctx = aead_ctx(&s, 1)) || !evp_seal(&s, ctx, iv, out, out + len)
+                                  : !(ctx = keyed_ctx(&s, 1)) || !evp_plain(ctx, len, iv, in, out))
+        status = prep_error(res, "%s cannot encrypt %zu bytes with %s", sp_flavor(), len, s.alg->fetch_name);
+    EVP_CIPHER_CTX_free(ctx);
+#if SP_OSSL3
+    EVP_CIPHER_free(s.owned);
+#endif
+    return status;
 }
 
 void list_cipher(void)
 {
-    printf("\"cipher\":{\"algorithms\":[");
+    static const id_template IDS[] = {{"cipher/{algorithm}/{operation}/{size}[/{workload}]", NULL, NULL, NULL}};
+    printf("\"cipher\":{");
+    json_ids(SP_IDS(IDS));
+    printf(",\"algorithms\":[");
     for (size_t i = 0; i < sizeof(CIPHERS) / sizeof(CIPHERS[0]); i++) {
         json_row(i, CIPHERS[i].name, CIPHERS[i].needs);
         printf(",\"aead\":%s}", is_aead(CIPHERS[i].mode) ? "true" : "false");
     }
-    printf("],");
+    printf("]");
     json_names("operations", SP_ROWS(OPERATIONS));
-    putchar(',');
     json_names("workloads", SP_ROWS(WORKLOADS));
     putchar('}');
 }

@@ -15,6 +15,7 @@ typedef struct {
     const char *name, *fetch_name, *abc;
     const EVP_MD *(*legacy)(void);
     const char *needs;       /* for `harness list`: which libraries lack it */
+    const char *kernel;      /* the Linux kernel's name, where AF_ALG offers it (afalg.c) */
 } digest_alg;
 
 #if defined(OPENSSL_NO_BLAKE2) || SP_BSSL || SP_LIBRESSL
@@ -30,22 +31,23 @@ typedef struct {
 
 /* Every row is in every build (a library that lacks one answers n/a). */
 static const digest_alg DIGESTS[] = {
-    {"sha1", "SHA1", "a9993e364706816aba3e25717850c26c9cd0d89d", EVP_sha1, NULL},
-    {"sha256", "SHA256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", EVP_sha256, NULL},
+    {"sha1", "SHA1", "a9993e364706816aba3e25717850c26c9cd0d89d", EVP_sha1, NULL, "sha1"},
+    {"sha256", "SHA256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", EVP_sha256, NULL,
+     "sha256"},
     {"sha384", "SHA384",
      "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7", EVP_sha384,
-     NULL},
+     NULL, "sha384"},
     {"sha512", "SHA512",
      "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2"
-     "a9ac94fa54ca49f", EVP_sha512, NULL},
+     "a9ac94fa54ca49f", EVP_sha512, NULL, "sha512"},
     {"sha3-256", "SHA3-256", "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532", SHA3(EVP_sha3_256),
-     "not in BoringSSL"},
+     "not in BoringSSL", NULL},
     {"sha3-512", "SHA3-512",
      "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e10e116e9192af3c91a7ec57647e3934057340b4cf408d5a"
-     "56592f8274eec53f0", SHA3(EVP_sha3_512), "not in BoringSSL"},
+     "56592f8274eec53f0", SHA3(EVP_sha3_512), "not in BoringSSL", NULL},
     {"blake2b512", "BLAKE2B-512",
      "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925a"
-     "b92386edd4009923", BLAKE2B512, "not in BoringSSL, AWS-LC or LibreSSL"},
+     "b92386edd4009923", BLAKE2B512, "not in BoringSSL, AWS-LC or LibreSSL", NULL},
 };
 
 typedef struct {
@@ -77,11 +79,20 @@ static int run_digest_oneshot(void *p, uint64_t iters)
     return 1;
 }
 
+/* The EVP_MD: fetched explicitly once on OpenSSL 3 (freed with `*owned`), the static one before. */
+static const EVP_MD *load_md(const digest_alg *alg, EVP_MD **owned)
+{
+#if SP_OSSL3
+    return *owned = EVP_MD_fetch(NULL, alg->fetch_name, NULL);
+#else
+    *owned = NULL;
+    return alg->legacy ? alg->legacy() : NULL;
+#endif
+}
+
 static void release_digest(void *p)
 {
     digest_state *s = p;
-    if (!s)
-        return;
     EVP_MD_CTX_free(s->ctx);
 #if SP_OSSL3
     EVP_MD_free(s->owned);
@@ -111,17 +122,15 @@ prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *
     compat = workload == 1;            /* WORKLOADS[1]: speed-compat */
 
     digest_state *s = calloc(1, sizeof(*s));
-    if (!s || !(s->in = malloc(len)) || !(s->ctx = EVP_MD_CTX_new())) {
+    if (!s)
+        return prep_error(res, "out of memory");
+    if (!(s->in = malloc(len)) || !(s->ctx = EVP_MD_CTX_new())) {
         release_digest(s);
         return prep_error(res, "out of memory");
     }
     fill_pattern(s->in, len, 5);
     s->len = len;
-#if SP_OSSL3
-    s->md = s->owned = EVP_MD_fetch(NULL, alg->fetch_name, NULL);
-#else
-    s->md = alg->legacy ? alg->legacy() : NULL;
-#endif
+    s->md = load_md(alg, &s->owned);
     if (!s->md) {
         release_digest(s);
         return prep_na(res, "%s does not offer %s", sp_flavor(), alg->fetch_name);
@@ -130,24 +139,55 @@ prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *
         release_digest(s);
         return prep_error(res, "%s of \"abc\" is not the known answer", alg->fetch_name);
     }
-    out->unit = UNIT_BYTES;
-    out->bytes_per_op = len;
-    out->state = s;
+    sp_take(PREP_OK, out, s, release_digest, UNIT_BYTES, len);
     out->run = compat ? run_digest_oneshot : run_digest_reuse;
-    out->release = release_digest;
     if (compat)
         snprintf(out->note, sizeof(out->note), "openssl speed loop: one-shot EVP_Digest per call");
     return PREP_OK;
 }
 
+/* ---- the kernel's side (afalg.c) ---------------------------------------- */
+
+size_t digest_kernel_algs(kernel_alg *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(DIGESTS) / sizeof(DIGESTS[0]) && n < max; i++)
+        if (DIGESTS[i].kernel)
+            out[n++] = (kernel_alg){DIGESTS[i].name, DIGESTS[i].kernel, "hash", 0};
+    return n;
+}
+
+prep_status digest_reference(const char *name, const unsigned char *in, size_t len, unsigned char *out,
+                             unsigned int *out_len, prep_result *res)
+{
+    int row = sp_find(name, SP_ROWS(DIGESTS));
+    EVP_MD *owned = NULL;
+    const EVP_MD *md = row < 0 ? NULL : load_md(&DIGESTS[row], &owned);
+    prep_status status = PREP_OK;
+
+    if (row < 0)
+        return prep_unknown(res, "unknown digest \"%s\"", name);
+    if (!md)
+        status = prep_na(res, "%s does not offer %s", sp_flavor(), DIGESTS[row].fetch_name);
+    else if (!EVP_Digest(in, len, out, out_len, md, NULL))
+        status = prep_error(res, "%s cannot hash with %s", sp_flavor(), DIGESTS[row].fetch_name);
+#if SP_OSSL3
+    EVP_MD_free(owned);
+#endif
+    return status;
+}
+
 void list_digest(void)
 {
-    printf("\"digest\":{\"algorithms\":[");
+    static const id_template IDS[] = {{"digest/{algorithm}/{size}[/{workload}]", NULL, NULL, "hash"}};
+    printf("\"digest\":{");
+    json_ids(SP_IDS(IDS));
+    printf(",\"algorithms\":[");
     for (size_t i = 0; i < sizeof(DIGESTS) / sizeof(DIGESTS[0]); i++) {
         json_row(i, DIGESTS[i].name, DIGESTS[i].needs);
         putchar('}');
     }
-    printf("],");
+    printf("]");
     json_names("workloads", SP_ROWS(WORKLOADS));
     putchar('}');
 }

@@ -27,9 +27,12 @@ typedef struct bench_case {
     size_t bytes_per_op;            /* for UNIT_BYTES */
     void *state;
     batch_fn run;
-    void (*release)(void *state);
+    void (*release)(void *state);   /* frees what prepare made; never given NULL */
     /* Optional: the client's and the server's CPU ns since the last call (TLS). */
     void (*split)(void *state, uint64_t *client_ns, uint64_t *server_ns);
+    /* Optional (TLS handshakes): a state for another thread that shares this one's contexts (the SSL_CTX
+     * pair, the session) and keeps its own counters; freed with free() (`threads CASE N MS shared`). */
+    void *(*share)(const void *state);
     char note[REASON_MAX];          /* e.g. which API was used, when it differs by lib */
     char checked[REASON_MAX];       /* what the correctness check saw (TLS: version, cipher, group) */
 } bench_case;
@@ -52,6 +55,9 @@ typedef struct {
     int n;
 } case_name;
 
+/* `id` split at its slashes into `name`; 0 when it is too long or has too many parts (main.c). */
+int sp_split_name(const char *id, case_name *name);
+
 /* A family's prepare: on PREP_OK `out` is ready; on anything else it has
  * freed what it made and `res->reason` says why. */
 typedef prep_status (*prepare_fn)(const case_name *name, bench_case *out, prep_result *res);
@@ -62,6 +68,7 @@ prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res
 prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);
+prep_status prepare_afalg(const case_name *name, bench_case *out, prep_result *res);
 /* Any case by its id into `out` (not kept in the serve table): what a thread prepares for itself. */
 prep_status prepare_into(const char *id, bench_case *out, prep_result *res);
 int threads_run(int argc, char **argv);   /* threads.c */
@@ -70,13 +77,11 @@ int threads_run(int argc, char **argv);   /* threads.c */
 int make_certs(const char *dir, int count);
 int https_server(int argc, char **argv);
 int https_get(int argc, char **argv);
-int tls_threads(const char *case_id, int threads, int milliseconds);
 int check_config(int argc, char **argv);
 int memory_mode(int argc, char **argv);   /* memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
 int transfer_client(int argc, char **argv);
 void memory_hooks_install(void);          /* memory.c: must run before the library allocates */
-int afalg_bench(int argc, char **argv);   /* afalg.c */
 int profile_case(bench_case *c, uint64_t iters, double seconds);   /* profile.c */
 void json_string(const char *s);     /* prints s as a JSON string */
 /* {"type":TYPE,"case":ID,"reason":REASON} on stdout; returns 1 (an exit code). */
@@ -84,7 +89,32 @@ int json_refusal(const char *type, const char *case_id, const char *reason);
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);
 prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */
+/* The end of a prepare: when `status` is PREP_OK, `out` takes the state (its unit, bytes per operation and
+ * release); otherwise the state is released. Returns `status`. */
+prep_status sp_take(prep_status status, bench_case *out, void *state, void (*release)(void *), unit_kind unit,
+                    size_t bytes_per_op);
 void sp_append_errors(char *text, size_t size);                   /* appends " (first queued error)" */
+
+/* ---- the kernel's side of the cipher and digest tables (AF_ALG, afalg.c) ---- */
+
+/* A row of CIPHERS (cipher.c) or DIGESTS (digest.c) that the Linux kernel also offers: the row's name, the
+ * kernel's name for it (cbc(aes), sha256), the AF_ALG socket type (skcipher, aead, hash) and the key length
+ * (0: a digest). */
+typedef struct {
+    const char *name, *kernel, *type;
+    int key_len;
+} kernel_alg;
+/* The rows with a kernel name, at most `max` of them into `out`; returns how many. */
+size_t cipher_kernel_algs(kernel_alg *out, size_t max);
+size_t digest_kernel_algs(kernel_alg *out, size_t max);
+/* The library's output for the same input the kernel gets: `len` bytes of `in` encrypted under `key` and
+ * `iv` (an AEAD: with 13 bytes of `aad`, its 12-byte IV, the 16-byte tag after the ciphertext), or the
+ * digest of `in` (its length in `*out_len`). n/a where the library or the size cannot. */
+prep_status cipher_reference(const char *name, const unsigned char *key, const unsigned char *iv,
+                             const unsigned char *aad, unsigned char *in, size_t len, unsigned char *out,
+                             prep_result *res);
+prep_status digest_reference(const char *name, const unsigned char *in, size_t len, unsigned char *out,
+                             unsigned int *out_len, prep_result *res);
 
 /* ---- providers (provider.c): --provider fips ---- */
 void sp_provider_setup(void);          /* loads SSLPERF_FIPS_CONFIG, or refuses to run */
@@ -118,7 +148,19 @@ extern const char *const WORKLOADS[2];   /* record, speed-compat (cipher and dig
 
 /* ---- `harness list`: the case catalog, one emitter per family file ---- */
 
-void json_names(const char *key, const void *rows, size_t n, size_t stride);   /* "key":["a",...] */
+/* How a family names its cases, for `harness list`; Python parses and makes ids from these alone.
+ * `id`: the name's shape, segments of literals and {part}s ({size}: a positive integer; {part...}: the
+ * rest of the name, slashes and all; [/{part}]: optional). A part is one of the family's list of that
+ * name with an `s` (protocol: "protocols"), or of that name (resumption). `family`: where its results
+ * belong when not the catalog key's; `algorithm`, `operation`: how the table shows them, from the
+ * parts (NULL: the part of that name). */
+typedef struct {
+    const char *id, *family, *algorithm, *operation;
+} id_template;
+void json_ids(const id_template *rows, size_t n);   /* "ids":[{"id":...},...] */
+#define SP_IDS(table) (table), sizeof(table) / sizeof((table)[0])
+
+void json_names(const char *key, const void *rows, size_t n, size_t stride);   /* ,"key":["a",...] */
 /* Opens an algorithm object {"name":...[,"needs":...] (a comma first unless
  * i == 0); the caller adds its fields and the closing brace. */
 void json_row(size_t i, const char *name, const char *needs);
@@ -129,5 +171,7 @@ void list_pkey(void);    /* sig, kex, kem and keygen */
 void list_api(void);
 void list_tls(void);
 void list_afalg(void);
+void list_threads(void);
+void list_imported(void);   /* main.c: families only imports of other tools hold */
 
 #endif

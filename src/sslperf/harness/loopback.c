@@ -1,4 +1,4 @@
-/* TLS over real loopback TCP connections, and handshakes across threads.
+/* TLS over real loopback TCP connections.
  *
  *   harness https-server DIR PROTO GROUP CERT MAX_CONNECTIONS
  *       listens on 127.0.0.1 (ephemeral port), prints {"type":"listening",...}
@@ -10,9 +10,7 @@
  *       ("pretransfer"), request, read to the end; with `new`, a new SSL_CTX
  *       with the CA loaded per request, as curl did. Prints the connect,
  *       pretransfer and total nanoseconds of each request.
- *   harness tls-threads CASE THREADS MILLISECONDS
- *       in-memory handshakes of CASE on THREADS threads sharing the SSL_CTXs.
- */
+ * (Handshakes across threads on one shared SSL_CTX pair: `harness threads CASE N MS shared`, threads.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -124,8 +124,6 @@ static int run_mac(void *p, uint64_t iters)
 static void release_mac(void *p)
 {
     mac_state *s = p;
-    if (!s)
-        return;
 #if SP_OSSL3
     EVP_MAC_CTX_free(s->ctx);
     EVP_MAC_free(s->mac);
@@ -189,7 +187,9 @@ prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res
         return prep_unknown(res, "bad size \"%s\" (a positive number of bytes, at most 64 MiB)", name->part[2]);
 
     mac_state *s = calloc(1, sizeof(*s));
-    if (!s || !(s->in = malloc(len))) {
+    if (!s)
+        return prep_error(res, "out of memory");
+    if (!(s->in = malloc(len))) {
         release_mac(s);
         return prep_error(res, "out of memory");
     }
@@ -213,11 +213,8 @@ prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res
         release_mac(s);
         return prep_error(res, "%s failed", alg->name);
     }
-    out->unit = UNIT_BYTES;
-    out->bytes_per_op = len;
-    out->state = s;
+    sp_take(PREP_OK, out, s, release_mac, UNIT_BYTES, len);
     out->run = run_mac;
-    out->release = release_mac;
 #if !SP_OSSL3
     if (alg->kind == MAC_POLY1305 && !SP_BSSL)
         snprintf(out->note, sizeof(out->note), "Poly1305 through EVP_PKEY + EVP_DigestSign (1.1.1 has no EVP_MAC)");
@@ -227,7 +224,10 @@ prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res
 
 void list_mac(void)
 {
-    printf("\"mac\":{\"algorithms\":[");
+    static const id_template IDS[] = {{"mac/{algorithm}/{size}[/{workload}]", NULL, NULL, "mac"}};
+    printf("\"mac\":{");
+    json_ids(SP_IDS(IDS));
+    printf(",\"algorithms\":[");
     for (size_t i = 0; i < sizeof(MACS) / sizeof(MACS[0]); i++) {
         json_row(i, MACS[i].name, MACS[i].needs);
         putchar('}');

@@ -7,12 +7,11 @@
  *                                      which interleaves libraries sample by sample)
  *   harness profile CASE [--seconds S | --iters N]   one case in a loop for a profiler (profile.c)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
- *   harness https-server | https-get | tls-threads   loopback and threads (loopback.c)
- *   harness threads CASE N MS [own|libctx]   any case in N threads, each with its own state (threads.c)
+ *   harness https-server | https-get   HTTPS over loopback (loopback.c)
+ *   harness threads CASE N MS [own|libctx|shared]   any case in N threads (threads.c)
  *   harness check-config KEY=VALUE... does this library accept these TLS settings (config_check.c)
  *   harness memory CASE N              bytes per TLS connection, N in lockstep (memory.c)
  *   harness transfer-server | transfer-client   bulk transfer over loopback TCP, kTLS on/off (transfer_tcp.c)
- *   harness afalg-bench [opts] [ALG...]   kernel crypto (AF_ALG) against the library (afalg.c)
  *
  * serve commands, one per line, each answered by one JSON line:
  *   info | prepare ID | calibrate ID TARGET_NS | sample ID ITERS COUNT | release ID | quit
@@ -35,6 +34,7 @@ static const struct {
     {"cipher", prepare_cipher}, {"digest", prepare_digest}, {"mac", prepare_mac},
     {"sig", prepare_pkey},      {"kex", prepare_pkey},      {"kem", prepare_pkey},
     {"keygen", prepare_pkey},   {"api", prepare_api},       {"tls", prepare_tls},
+    {"afalg", prepare_afalg},
 };
 
 static bench_case prepared[MAX_PREPARED];
@@ -100,7 +100,7 @@ static void emit_info(void)
 
 /* ---- cases --------------------------------------------------------------- */
 
-static int split_name(const char *id, case_name *name)
+int sp_split_name(const char *id, case_name *name)
 {
     if (strlen(id) >= sizeof(name->buf))
         return 0;
@@ -148,7 +148,7 @@ prep_status prepare_into(const char *id, bench_case *c, prep_result *res)
 {
     case_name name;
     memset(c, 0, sizeof(*c));
-    if (!split_name(id, &name)) {
+    if (!sp_split_name(id, &name)) {
         snprintf(res->reason, sizeof(res->reason), "malformed case name (family/algorithm/operation/...)");
         return res->status = PREP_UNKNOWN;
     }
@@ -362,11 +362,24 @@ static int info_mode(int argc, char **argv)
     return 0;
 }
 
+/* What imports of `openssl speed` and `bssl speed` hold beyond the families above (sslperf's importers
+ * name their cases after these templates; the harness measures none of them). */
+void list_imported(void)
+{
+    static const id_template PKE[] = {{"pke/{algorithm}/{operation}[/{workload}]", NULL, NULL, NULL}};
+    static const id_template OTHER[] = {{"other/{algorithm}[/{size}][/{workload}]", NULL, NULL, ""}};
+    printf("\"pke\":{");
+    json_ids(SP_IDS(PKE));
+    printf("},\"other\":{");
+    json_ids(SP_IDS(OTHER));
+    putchar('}');
+}
+
 /* The case catalog from the tables the families prepare from: one line. */
 static int list_mode(int argc, char **argv)
 {
     static void (*const lists[])(void) = {list_cipher, list_digest, list_mac, list_pkey, list_api, list_tls,
-                                          list_afalg};
+                                          list_threads, list_afalg, list_imported};
     (void)argc, (void)argv;
     printf("{\"type\":\"catalog\"");
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
@@ -390,12 +403,6 @@ static int mkcerts_mode(int argc, char **argv)
     return ok ? 0 : 1;
 }
 
-static int threads_mode(int argc, char **argv)
-{
-    (void)argc;
-    return tls_threads(argv[0], atoi(argv[1]), atoi(argv[2]));
-}
-
 #define ANY -1
 static const struct {
     const char *name;
@@ -411,14 +418,12 @@ static const struct {
     {"mkcerts", 2, 2, mkcerts_mode, "mkcerts DIR COUNT"},
     {"https-server", 0, ANY, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
     {"https-get", 0, ANY, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
-    {"tls-threads", 3, 3, threads_mode, "tls-threads CASE THREADS MS"},
-    {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|libctx]"},
+    {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|libctx|shared]"},
     {"check-config", 0, ANY, check_config, "check-config KEY=VALUE..."},
     {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},
     {"transfer-client", 7, 7, transfer_client, "transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off"},
     {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
     {"fetch", 2, 2, fetch_mode, "fetch digest|cipher|mac|signature|keyexch NAME"},
-    {"afalg-bench", 0, ANY, afalg_bench, "afalg-bench [--side both|user] [--seconds S] [--sizes N,N,...] [ALG...]"},
 };
 
 int main(int argc, char **argv)

@@ -76,11 +76,12 @@ static const struct {
     unsigned bit;              /* FOR_*: the keys it takes */
     const char *const *ops;
     size_t n_ops;
+    id_template ids[1];
 } FAMILIES[] = {
-    {"sig", FOR_SIG, OPS(SIG_OPS)},
-    {"kex", FOR_KEX, OPS(KEX_OPS)},
-    {"kem", FOR_KEM, OPS(KEM_OPS)},
-    {"keygen", FOR_KEYGEN, NULL, 0},
+    {"sig", FOR_SIG, OPS(SIG_OPS), {{"sig/{algorithm}/{operation}[/{workload}]", NULL, NULL, NULL}}},
+    {"kex", FOR_KEX, OPS(KEX_OPS), {{"kex/{algorithm}/{operation}[/{workload}]", NULL, NULL, NULL}}},
+    {"kem", FOR_KEM, OPS(KEM_OPS), {{"kem/{algorithm}/{operation}[/{workload}]", NULL, NULL, NULL}}},
+    {"keygen", FOR_KEYGEN, NULL, 0, {{"keygen/{algorithm}[/{workload}]", NULL, NULL, "keygen"}}},
 };
 
 typedef struct {
@@ -300,8 +301,6 @@ static int run_keygen(void *p, uint64_t iters)
 static void release_pkey(void *p)
 {
     pkey_state *s = p;
-    if (!s)
-        return;
     EVP_PKEY_CTX_free(s->ctx);
     EVP_MD_CTX_free(s->mctx);
     EVP_PKEY_free(s->key);
@@ -443,14 +442,7 @@ prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *re
         status = setup_kem(s, strcmp(op, "decaps") == 0, out, res);
     }
     EVP_PKEY_CTX_free(gen);
-    if (status != PREP_OK) {
-        release_pkey(s);
-        return status;
-    }
-    out->unit = UNIT_OPS;
-    out->state = s;
-    out->release = release_pkey;
-    return PREP_OK;
+    return sp_take(status, out, s, release_pkey, UNIT_OPS, 0);
 }
 
 void list_pkey(void)
@@ -459,7 +451,10 @@ void list_pkey(void)
         size_t shown = 0;
         printf("%s", f ? "," : "");
         json_string(FAMILIES[f].name);
-        printf(":{\"algorithms\":[");
+        putchar(':');
+        putchar('{');
+        json_ids(SP_IDS(FAMILIES[f].ids));
+        printf(",\"algorithms\":[");
         for (size_t k = 0; k < sizeof(KEYS) / sizeof(KEYS[0]); k++) {
             if (KEYS[k].families & FAMILIES[f].bit) {
                 json_row(shown++, KEYS[k].name, KEYS[k].needs);
@@ -467,10 +462,8 @@ void list_pkey(void)
             }
         }
         putchar(']');
-        if (FAMILIES[f].ops) {
-            putchar(',');
+        if (FAMILIES[f].ops)
             json_names("operations", FAMILIES[f].ops, FAMILIES[f].n_ops, sizeof(FAMILIES[f].ops[0]));
-        }
         putchar('}');
     }
 }

@@ -67,12 +67,13 @@ void sp_provider_setup(void)
     char why[600];
     OSSL_SELF_TEST_set_callback(NULL, count_self_tests, NULL);
     if (!OSSL_LIB_CTX_load_config(NULL, config)) {
-        snprintf(why, sizeof(why), "the FIPS configuration %s did not load: ", config);
+        snprintf(why, sizeof(why), "the FIPS configuration %s did not load", config);
         sp_append_errors(why, sizeof(why));
         refuse(why);
     }
     if (!OSSL_PROVIDER_available(NULL, "fips") || self_tests_failed) {
-        snprintf(why, sizeof(why), "the FIPS provider did not come up (%d self-tests failed): ", self_tests_failed);
+        snprintf(why, sizeof(why), "the FIPS provider did not come up (%d self-test%s failed)", self_tests_failed,
+                 self_tests_failed == 1 ? "" : "s");
         sp_append_errors(why, sizeof(why));
         refuse(why);
     }

@@ -1,15 +1,17 @@
-/* Any case across threads: each thread prepares the case itself (its own
- * keys, contexts and buffers; the library's global state — provider and
- * method stores, locks — shared), then all run it together for MS
- * milliseconds, as OpenSSL's perftools run each test with 1…64 threads.
+/* Any case across threads, all running it together for MS milliseconds
+ * once every one is ready, as OpenSSL's perftools run each test with 1…64
+ * threads. The one thread runner of the harness.
  *
- *   harness threads CASE THREADS MS [own|libctx]
+ *   harness threads CASE THREADS MS [own|libctx|shared]
  *
- * own:    the default library context, shared by all threads.
+ * own:    each thread prepares the case itself (its own keys, contexts and
+ *         buffers; for handshakes its own SSL_CTX pair), the library's global
+ *         state — provider and method stores, locks — shared.
  * libctx: each thread also makes its own OSSL_LIB_CTX and sets it as the
  *         thread's default (OpenSSL 3.0+), perftools' -l: no method store
  *         shared between threads.
- * (TLS handshakes on one SSL_CTX shared by all threads: tls-threads.) */
+ * shared: the case is prepared once and every thread runs on its contexts
+ *         (TLS handshakes: one SSL_CTX pair for all, what a server does). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -26,9 +28,13 @@
 
 #define BATCH_NS 1000000ull        /* about 1 ms of work between looks at the stop flag */
 
+static const char *const MODES[] = {"own", "libctx", "shared"};
+enum { OWN, LIBCTX, SHARED };
+
 typedef struct {
     const char *id;
-    int libctx;
+    int mode;
+    const bench_case *shared;      /* SHARED: the case prepared once, before the threads */
     pthread_mutex_t *lock;
     pthread_cond_t *changed;
     int *ready, *go;
@@ -39,6 +45,18 @@ typedef struct {
     size_t bytes_per_op;
 } thread_work;
 
+/* The thread's case: prepared by the thread itself, or (shared) a state of its own on the contexts of the
+ * case prepared once. */
+static prep_status thread_case(const thread_work *w, bench_case *c, prep_result *res)
+{
+    if (w->mode != SHARED)
+        return prepare_into(w->id, c, res);
+    *c = *w->shared;
+    c->release = free;
+    c->state = c->share(w->shared->state);
+    return c->state ? PREP_OK : prep_error(res, "out of memory");
+}
+
 static void *worker_main(void *p)
 {
     thread_work *w = p;
@@ -48,12 +66,12 @@ static void *worker_main(void *p)
     memset(&c, 0, sizeof(c));
     memset(&res, 0, sizeof(res));
 #if SP_OSSL3
-    OSSL_LIB_CTX *own = w->libctx ? OSSL_LIB_CTX_new() : NULL;
-    if (w->libctx && (!own || !OSSL_LIB_CTX_set0_default(own)))
+    OSSL_LIB_CTX *own = w->mode == LIBCTX ? OSSL_LIB_CTX_new() : NULL;
+    if (w->mode == LIBCTX && (!own || !OSSL_LIB_CTX_set0_default(own)))
         prep_error(&res, "cannot make a library context for the thread");
     else
 #endif
-        prepare_into(w->id, &c, &res);
+        thread_case(w, &c, &res);
     w->status = res.status;
     snprintf(w->reason, sizeof(w->reason), "%s", res.reason);
     if (w->status == PREP_OK) {
@@ -88,27 +106,60 @@ static void *worker_main(void *p)
     return NULL;
 }
 
+/* `harness list`: a result of CASE run in N threads is named after it, with N as its size. */
+void list_threads(void)
+{
+    static const id_template IDS[] = {{"threads/{mode}/{size:03}/{case...}", NULL, "{case}", "{size} threads"}};
+    printf("\"threads\":{");
+    json_ids(SP_IDS(IDS));
+    json_names("modes", SP_ROWS(MODES));
+    putchar('}');
+}
+
+/* SHARED: the case prepared once in `c`, if its contexts can be shared; else the refusal's exit code. */
+static int prepare_shared(const char *id, bench_case *c)
+{
+    prep_result res;
+    prep_status status = prepare_into(id, c, &res);
+    if (status != PREP_OK)
+        return json_refusal(status == PREP_NA ? "na" : "error", id, res.reason);
+    if (c->share)
+        return 0;
+    c->release(c->state);
+    return json_refusal("na", id, "only TLS handshakes share their contexts (one SSL_CTX pair) between threads; "
+                                  "use own or libctx");
+}
+
 int threads_run(int argc, char **argv)
 {
     const char *id = argv[0];
     int n = atoi(argv[1]), ms = atoi(argv[2]);
-    int libctx = argc > 3 && strcmp(argv[3], "libctx") == 0;
-    if (n < 1 || n > 256 || ms < 1 || (argc > 3 && !libctx && strcmp(argv[3], "own") != 0))
-        return json_refusal("error", id, "usage: threads CASE THREADS(1-256) MS [own|libctx]");
-    if (libctx && !SP_OSSL3)
+    int mode = argc > 3 ? sp_find(argv[3], SP_ROWS(MODES)) : OWN;
+    bench_case shared;
+    memset(&shared, 0, sizeof(shared));
+    if (n < 1 || n > 256 || ms < 1 || mode < 0)
+        return json_refusal("error", id, "usage: threads CASE THREADS(1-256) MS [own|libctx|shared]");
+    if (mode == LIBCTX && !SP_OSSL3)
         return json_refusal("na", id, "a library context per thread needs OpenSSL 3.0 or later (OSSL_LIB_CTX)");
-    if (libctx && sp_fips_active())     /* a fresh context would load the default provider, not the FIPS one */
+    if (mode == LIBCTX && sp_fips_active())     /* a fresh context would load the default provider, not the FIPS one */
         return json_refusal("na", id, "a library context per thread would not have the FIPS provider; use own");
+    if (mode == SHARED && prepare_shared(id, &shared) != 0)
+        return 1;
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
     int ready = 0, go = 0, started = 0;
     volatile int stop = 0;
     thread_work *work = calloc((size_t)n, sizeof(*work));
     pthread_t *ids = calloc((size_t)n, sizeof(*ids));
-    if (!work || !ids)
+    if (!work || !ids) {
+        free(work);
+        free(ids);
+        if (shared.release)
+            shared.release(shared.state);
         return json_refusal("error", id, "out of memory");
+    }
     for (int i = 0; i < n; i++)
-        work[i] = (thread_work){id, libctx, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0};
+        work[i] = (thread_work){id, mode, &shared, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0};
     for (; started < n; started++)
         if (pthread_create(&ids[started], NULL, worker_main, &work[started]) != 0)
             break;
@@ -138,11 +189,13 @@ int threads_run(int argc, char **argv)
         printf("{\"type\":\"threads\",\"case\":");
         json_string(id);
         printf(",\"threads\":%d,\"mode\":\"%s\",\"wall_ns\":%llu,\"bytes_per_op\":%zu,\"ops\":[", n,
-               libctx ? "libctx" : "own", (unsigned long long)(t1 - t0), work[0].bytes_per_op);
+               MODES[mode], (unsigned long long)(t1 - t0), work[0].bytes_per_op);
         for (int i = 0; i < n; i++)
             printf(i ? ",%llu" : "%llu", (unsigned long long)work[i].ops);
         printf("]}\n");
     }
+    if (shared.release)
+        shared.release(shared.state);
     free(work);
     free(ids);
     return rc;

@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <time.h>
 
 #include "compat.h"
 #include "harness.h"
@@ -117,11 +115,20 @@ static void split_times(void *p, uint64_t *client, uint64_t *server)
     s->client_ns = s->server_ns = 0;
 }
 
+/* Another thread's state on the same SSL_CTX pair and session, with counters of its own. */
+static void *share_tls(const void *p)
+{
+    struct tls_state *copy = malloc(sizeof(*copy));
+    if (copy) {
+        *copy = *(const struct tls_state *)p;
+        copy->client_ns = copy->server_ns = 0;
+    }
+    return copy;
+}
+
 static void release_tls(void *p)
 {
     struct tls_state *s = p;
-    if (!s)
-        return;
     SSL_SESSION_free(s->session);
     SSL_CTX_free(s->client_ctx);
     SSL_CTX_free(s->server_ctx);
@@ -178,90 +185,12 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
         status = check_first(s, res, out->checked, sizeof(out->checked));
     if (status == PREP_OK && s->cfg.resume)
         status = check_first(s, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
-    if (status != PREP_OK) {
-        release_tls(s);
+    if (sp_take(status, out, s, release_tls, UNIT_OPS, 0) != PREP_OK)
         return status;
-    }
     s->client_ns = s->server_ns = 0;
-    out->unit = UNIT_OPS;
-    out->state = s;
     out->run = run_handshakes;
     out->split = split_times;
-    out->release = release_tls;
+    out->share = share_tls;
     snprintf(out->note, sizeof(out->note), "%s", s->cfg.note);
     return PREP_OK;
-}
-
-/* ---- threads sharing the SSL_CTXs ------------------------------------ */
-
-typedef struct {
-    struct tls_state state;      /* own counters and session, shared contexts */
-    volatile int *stop;
-    uint64_t handshakes;
-    int failed;
-} tls_worker;
-
-static void *worker_main(void *p)
-{
-    tls_worker *w = p;
-    while (!*w->stop) {
-        if (!handshake(&w->state, NULL)) {
-            w->failed = 1;
-            break;
-        }
-        w->handshakes++;
-    }
-    return NULL;
-}
-
-int tls_threads(const char *case_id, int threads, int milliseconds)
-{
-    case_name name;
-    bench_case c;
-    prep_result res;
-    memset(&c, 0, sizeof(c));
-    strncpy(name.buf, case_id, sizeof(name.buf) - 1);
-    name.buf[sizeof(name.buf) - 1] = '\0';
-    name.n = 0;
-    for (char *p = strtok(name.buf, "/"); p && name.n < MAX_PARTS; p = strtok(NULL, "/"))
-        name.part[name.n++] = p;
-    if (threads < 1 || threads > 256 || milliseconds < 1 || prepare_tls(&name, &c, &res) != PREP_OK) {
-        printf("{\"type\":\"error\",\"reason\":");
-        json_string(threads < 1 || threads > 256 ? "threads must be 1 to 256" : res.reason);
-        printf("}\n");
-        return 1;
-    }
-    struct tls_state *shared = c.state;
-    volatile int stop = 0;
-    tls_worker *workers = calloc((size_t)threads, sizeof(*workers));
-    pthread_t *ids = calloc((size_t)threads, sizeof(*ids));
-    struct timespec pause = {milliseconds / 1000, (long)(milliseconds % 1000) * 1000000L};
-    uint64_t t0 = 0, t1 = 0;
-    int started = 0;
-    for (int i = 0; workers && ids && i < threads; i++) {
-        workers[i].state = *shared;           /* the same SSL_CTXs and session */
-        workers[i].stop = &stop;
-    }
-    t0 = sp_now_ns(SP_WALL);
-    for (; workers && ids && started < threads; started++)
-        if (pthread_create(&ids[started], NULL, worker_main, &workers[started]) != 0)
-            break;
-    nanosleep(&pause, NULL);
-    stop = 1;
-    for (int i = 0; i < started; i++)
-        pthread_join(ids[i], NULL);
-    t1 = sp_now_ns(SP_WALL);
-    int failed = started < threads;
-    printf("{\"type\":\"threads\",\"case\":");
-    json_string(case_id);
-    printf(",\"threads\":%d,\"wall_ns\":%llu,\"handshakes\":[", threads, (unsigned long long)(t1 - t0));
-    for (int i = 0; i < started; i++) {
-        printf(i ? ",%llu" : "%llu", (unsigned long long)workers[i].handshakes);
-        failed |= workers[i].failed;
-    }
-    printf("],\"failed\":%s}\n", failed ? "true" : "false");
-    free(workers);
-    free(ids);
-    c.release(shared);
-    return failed;
 }

@@ -317,7 +317,21 @@ void tls_group_name(const SSL *client, char *out, size_t len)
 
 void list_tls(void)
 {
+    /* In memory (tls.c, transfer.c), over loopback (loopback.c, transfer_tcp.c) and memory (memory.c). */
+    static const id_template IDS[] = {
+        {"tls/handshake/{protocol}/{group}/{cert}/{context}", NULL, "{group} {cert}", "handshake-{context}"},
+        {"tls/resume/{protocol}/{resumption}/{group}/{cert}", NULL, "{group} {cert}", "resume-{resumption}"},
+        {"tls/transfer/{protocol}/{suite}/{size}", NULL, "{suite}", "transfer-{protocol}"},
+        {"tls/loopback/{protocol}/{group}/{cert}/{client}", "tls-loopback", "{group} {cert}", "get-{client}"},
+        {"tls/transfer-tcp/{protocol}/{suite}/{size}/{kernel}", "tls-loopback", "{suite}", "transfer-tcp-{kernel}"},
+        {"tls/memory/{protocol}/{group}/{cert}", "tls-memory", "{group} {cert}", "memory-{protocol}"},
+    };
+    static const char *const CLIENTS[] = {"new", "shared", "curl"};   /* https-get's contexts; a real curl */
+    static const char *const KERNELS[] = {"no-ktls", "ktls"};         /* transfer-tcp: kernel TLS off, on */
     printf("\"tls\":{");
+    json_ids(SP_IDS(IDS));
+    json_names("clients", SP_ROWS(CLIENTS));
+    json_names("kernels", SP_ROWS(KERNELS));
     json_names("protocols", SP_ROWS(PROTOCOLS));
     printf(",\"groups\":[");
     for (size_t g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]); g++) {
@@ -329,11 +343,9 @@ void list_tls(void)
         json_row(c, CERTS[c].name, NULL);
         putchar('}');
     }
-    printf("],");
+    printf("]");
     json_names("contexts", SP_ROWS(CONTEXTS));
-    putchar(',');
     json_names("resumption", SP_ROWS(RESUMPTION));
-    putchar(',');
     json_names("suites", SP_ROWS(SUITES));
     putchar('}');
 }

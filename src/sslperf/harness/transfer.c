@@ -103,8 +103,6 @@ static void split_times(void *p, uint64_t *send, uint64_t *receive)
 static void release_transfer(void *p)
 {
     struct transfer_state *s = p;
-    if (!s)
-        return;
     SSL_free(s->client);
     SSL_free(s->server);
     SSL_CTX_free(s->client_ctx);
@@ -199,17 +197,11 @@ prep_status prepare_transfer(const case_name *name, bench_case *out, prep_result
     }
     if (status == PREP_OK)
         status = check_first(s, res, out->checked, sizeof(out->checked));
-    if (status != PREP_OK) {
-        release_transfer(s);
+    if (sp_take(status, out, s, release_transfer, UNIT_BYTES, s->size) != PREP_OK)
         return status;
-    }
     s->send_ns = s->receive_ns = s->ops = s->batch_ns = 0;
-    out->unit = UNIT_BYTES;
-    out->bytes_per_op = s->size;
-    out->state = s;
     out->run = run_transfer;
     out->split = split_times;
-    out->release = release_transfer;
     snprintf(out->note, sizeof(out->note), "client writes, server reads; copies in memory included");
     return PREP_OK;
 }

@@ -45,6 +45,20 @@ void sp_append_errors(char *text, size_t size)
     ERR_clear_error();
 }
 
+prep_status sp_take(prep_status status, bench_case *out, void *state, void (*release)(void *), unit_kind unit,
+                    size_t bytes_per_op)
+{
+    if (status != PREP_OK) {
+        release(state);
+        return status;
+    }
+    out->unit = unit;
+    out->bytes_per_op = bytes_per_op;
+    out->state = state;
+    out->release = release;
+    return PREP_OK;
+}
+
 prep_status prep_error(prep_result *res, const char *fmt, ...)
 {
     va_list ap;
@@ -173,12 +187,33 @@ const char *sp_join(char *buf, size_t len, const char *sep, const void *rows, si
 
 void json_names(const char *key, const void *rows, size_t n, size_t stride)
 {
+    putchar(',');
     json_string(key);
     printf(":[");
     for (size_t i = 0; i < n; i++) {
         if (i)
             putchar(',');
         json_string(row_name(rows, stride, i));
+    }
+    putchar(']');
+}
+
+void json_ids(const id_template *rows, size_t n)
+{
+    printf("\"ids\":[");
+    for (size_t i = 0; i < n; i++) {
+        const char *keys[] = {"id", "family", "algorithm", "operation"};
+        const char *values[] = {rows[i].id, rows[i].family, rows[i].algorithm, rows[i].operation};
+        putchar(i ? ',' : '{');
+        if (i)
+            putchar('{');
+        for (size_t k = 0, shown = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+            if (!values[k])
+                continue;
+            printf(shown++ ? ",\"%s\":" : "\"%s\":", keys[k]);
+            json_string(values[k]);
+        }
+        putchar('}');
     }
     putchar(']');
 }

@@ -10,7 +10,8 @@ no samples of our own. Case ids follow `sslperf.measure.suites` where sslperf ha
 case (`cipher/aes-128-gcm/encrypt/16/speed-compat`, `sig/rsa-2048/sign`,
 `kex/x25519/derive`, `kem/ml-kem-768/encaps` …) and the same shape otherwise
 (`digest/md5/16/speed-compat`, `sig/ecdsa-brainpoolp256r1/sign`,
-`pke/rsa-2048/encrypt`, `other/rand/16`). The text is read entirely before
+`pke/rsa-2048/encrypt`, `other/rand/16/speed-compat`; every id fits a template of the harness's
+catalog, measure.case_ids). The text is read entirely before
 anything is returned: a damaged or unknown line inside the result section
 raises ImportFailed (an SslperfError) naming the line, and nothing is
 half-imported.

@@ -225,7 +225,8 @@ class Builder:
         """One reported figure. `rate` is bytes/s when `size` is given, op/s
         otherwise. A rate that is zero, infinite or not a number is not a
         measurement: it becomes a warning. The same case from a different
-        row gets `/tag` appended; from the same row it is one more sample."""
+        row becomes workload `tag` (its id ends in `/tag` instead of the workload); from the same row it
+        is one more sample."""
         if not math.isfinite(rate) or rate <= 0:
             self.warnings.append(f"{where}: {quoted(label or case)} reported no usable rate ({rate}); not imported.")
             return None
@@ -238,7 +239,9 @@ class Builder:
             raise ImportFailed(f"{where}: `{shown}` gives a block size of {size} bytes (sslperf accepts 1 to "
                                f"{MAX_SIZE}).", hint=DAMAGED)
         if case in self.measurements and self.labels[case] != label and tag:
-            case, algorithm = f"{case}/{tag}", f"{algorithm} [{tag}]"      # kept apart in tables too
+            # another loop of the tool's: a workload of its own, the id's last part (harness.h id templates)
+            base = case.removesuffix(f"/{workload}") if workload != "record" else case
+            case, workload = f"{base}/{tag}", tag
         for text, what, limit in ((case, "the case id", MAX_CASE), (algorithm, "the algorithm name", MAX_FACT),
                                   (label, "the row", MAX_FACT), (note or "", "the note", MAX_FACT)):
             if problem := check_name(text, what, limit):

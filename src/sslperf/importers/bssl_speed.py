@@ -62,7 +62,7 @@ def add(b: Builder, description: str, calls: int, us: int, size: int | None, whe
     case, family, alg, op, workload, class_note = classify(desc, size)
     if family in ("cipher", "digest", "mac") and size is None:
         alg = slug(desc)
-        case, family, op = f"other/{alg}", "other", ""
+        case, family, op = f"other/{alg}" + ("" if workload == "record" else f"/{workload}"), "other", ""
     value = ops * size if size is not None else ops
     return b.add(case, family, alg, op, size, value, workload=workload, label=description, where=where,
                  note=note or class_note)
@@ -129,7 +129,7 @@ def classify(d: str, size: int | None) -> tuple[str, str, str, str, str, str | N
     if low == "siphash-2-4":
         return f"mac/siphash-2-4{sized}", "mac", "siphash-2-4", "mac", "record", "bssl speed's SipHash loop"
     alg = slug(d)
-    return f"other/{alg}{sized}", "other", alg, "", "speed-compat", None
+    return f"other/{alg}{sized}/speed-compat", "other", alg, "", "speed-compat", None
 
 
 def _sig(alg: str, what: str) -> tuple[str, str, str, str, str, None]:

@@ -168,7 +168,8 @@ def add_symmetric(b: Builder, name: str, sizes: list[int], values: list[float], 
             b.add(f"mac/{alg}/{size}", "mac", alg, "mac", size, value, workload="record", label=name, tag=tag,
                   where=where, note="openssl speed's MAC loop")
         else:
-            b.add(f"other/{alg}/{size}", "other", alg, "", size, value, label=name, tag=tag, where=where)
+            b.add(f"other/{alg}/{size}/speed-compat", "other", alg, "", size, value, label=name, tag=tag,
+                  where=where)
 
 
 # ---- the text parser --------------------------------------------------------------

@@ -1,1 +1,1 @@
-"""Libraries: sources, builds, variants, the catalog, and libraries in hand."""
+"""Libraries: sources, builds, variants, the releases on offer, and libraries in hand."""

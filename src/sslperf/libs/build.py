@@ -25,7 +25,7 @@ from typing import IO, Protocol
 import sslperf
 from sslperf import paths
 from sslperf.errors import BuildFailed, BuildInterrupted, SslperfError
-from sslperf.libs import fips, footprint, variants
+from sslperf.libs import fips, footprint, releases, sources, variants
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
 from sslperf.libs.model import Lib, prefix_linkage, version_from_string
 from sslperf.libs.sources import Source
@@ -66,6 +66,40 @@ class BuildRequest:
         variants.lookup(self.variants, self.source.flavor)   # fail early on typos and conflicts
 
 
+def requests(names: tuple[str, ...], extra_variants: tuple[str, ...] = (), configure_opt: list[str] = (),
+             cflags: list[str] = (), jobs: int = os.cpu_count() or 1, source_dir: Path | None = None,
+             tarball: str | None = None, sha256: str | None = None, git_url: str | None = None,
+             tag: str | None = None, custom_name: str | None = None) -> list[BuildRequest]:
+    """What `sslperf libs build` is asked for: the named releases, or one
+    source of its own (a directory, a tarball with its sha256, a git tag)."""
+    if tarball and not sha256:
+        raise SslperfError("--tarball needs --sha256 with the tarball's published checksum.")
+    if bool(git_url) != bool(tag):
+        raise SslperfError("--git and --tag go together: the repository URL and the tag to build.")
+    local = [s for s in (source_dir, tarball, git_url) if s]
+    if len(local) > 1:
+        raise SslperfError("Give only one of --source-dir, --tarball and --git.")
+    configure_opt, cflags = list(configure_opt), list(cflags)
+    if local:
+        if names:
+            raise SslperfError("With --source-dir, --tarball or --git the version comes from the source: "
+                               "drop the NAME arguments (use --variant for variants, --name to name it).")
+        source = (sources.from_directory(source_dir) if source_dir else
+                  sources.from_tarball(tarball, sha256) if tarball else sources.from_git(git_url, tag))
+        return [BuildRequest(source, tuple(extra_variants), configure_opt, cflags, jobs, custom_name)]
+    if not names:
+        raise SslperfError("Name the libraries to build, e.g. `sslperf libs build openssl-3.6`.",
+                           hint="`sslperf libs available` lists the versions on offer.")
+    if custom_name and len(names) > 1:
+        raise SslperfError("--name names one build; give one library with it.")
+    found = []
+    for text in names:
+        name = releases.parse_name(text)
+        found.append(BuildRequest(sources.from_release(releases.resolve(name)), name.variants + tuple(extra_variants),
+                                  configure_opt, cflags, jobs, custom_name))
+    return found
+
+
 @dataclass
 class BuildOutcome:
     lib: Lib
@@ -83,6 +117,35 @@ def compiler_identity(cmake: bool) -> dict[str, str]:
         target = run([path, "-dumpmachine"], timeout=30).output.strip()
         identity[role] = f"{os.path.realpath(path)} | {banner[0] if banner else '?'} | {target}"
     return identity
+
+
+def compiler_launcher() -> str | None:
+    """ccache, when installed (SSLPERF_CCACHE=0 turns it off): a build then
+    compiles only what differs from an earlier one — the neighbouring commits
+    of a bisect, the unchanged files of another release — into the same
+    objects the compiler would make. It is not part of the cache key."""
+    if os.environ.get("SSLPERF_CCACHE", "1") == "0":
+        return None
+    return shutil.which("ccache")
+
+
+def _launcher_version() -> str | None:
+    launcher = compiler_launcher()
+    if launcher is None:
+        return None
+    said = run([launcher, "--version"], timeout=30).output.splitlines()
+    return said[0] if said else launcher
+
+
+def _launcher_env(workdir: Path) -> dict[str, str]:
+    """ccache's settings for a build in `workdir`: its own store in sslperf's
+    cache, and every path under `workdir` (the source copied to src/, the
+    build in build/) taken relative, so the same file of another build —
+    another commit of a bisect, another release — reads the same to ccache."""
+    if compiler_launcher() is None:
+        return {}
+    return {"CCACHE_DIR": str(paths.subdir("ccache")), "CCACHE_BASEDIR": str(workdir), "CCACHE_NOHASHDIR": "1",
+            "CCACHE_MAXSIZE": "4G"}
 
 
 def lib_name(request: BuildRequest) -> str:
@@ -145,17 +208,26 @@ def last_build() -> dict | None:
 
 
 def build(request: BuildRequest, progress: Progress | None = None, force: bool = False) -> BuildOutcome:
-    """Build `request` or return the cached build."""
+    """Build `request` or return the cached build. Two sslperf processes asked
+    for the same build make it once: the second waits for the first (a lock
+    per cache key) and takes its result from the cache."""
     started = time.monotonic()
     progress = progress or SilentProgress()
     cmake = request.source.build_system == "cmake"
     compiler = compiler_identity(cmake)
     key = cache_key(request, compiler)
     home = home_for(request, key)
-    if (home / MANIFEST).exists() and not force:
-        lib = lib_from_manifest(home)
-        if lib is not None:
-            return BuildOutcome(lib, True, time.monotonic() - started)
+    with paths.locked(f"build-{key[:32]}", lambda: progress.phase("waiting for another sslperf building it")):
+        if (home / MANIFEST).exists() and not force:
+            lib = lib_from_manifest(home)
+            if lib is not None:
+                return BuildOutcome(lib, True, time.monotonic() - started)
+        return _build(request, progress, compiler, key, home, started)
+
+
+def _build(request: BuildRequest, progress: Progress, compiler: dict[str, str], key: str, home: Path,
+           started: float) -> BuildOutcome:
+    cmake = request.source.build_system == "cmake"
 
     workdir = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="build-"))
     log_path = workdir / "build.log"
@@ -167,6 +239,8 @@ def build(request: BuildRequest, progress: Progress | None = None, force: bool =
             mark = time.monotonic()
             progress.phase("fetch")
             source_root = request.source.materialize()
+            if compiler_launcher():        # the same relative paths in every build, for ccache
+                source_root = Path(shutil.copytree(source_root, workdir / "src", symlinks=True))
             phases["fetch"] = time.monotonic() - mark
             builder = _CMakeBuild if cmake else _OpenSSLBuild
             compiled = True
@@ -230,7 +304,7 @@ class _Job:
         self.progress.phase(phase, total)
         mark = time.monotonic()
         result = run(cmd, cwd=cwd or self.build_dir, timeout=timeout, log=self.log, on_line=on_line,
-                     env={**os.environ, **(env or {})})
+                     env={**os.environ, **_launcher_env(self.build_dir.parent), **(env or {})})
         self.phases[phase] = self.phases.get(phase, 0.0) + time.monotonic() - mark
         if result.returncode != 0:
             self.fail(phase, result.output)
@@ -271,7 +345,9 @@ class _OpenSSLBuild(_Job):
                      f"--openssldir={self.final_prefix / 'ssl'}", "--libdir=lib", *fixed,
                      *plan.options, *plan.cflags]
         plan.options = fixed + plan.options
-        self.step("configure", configure, 600)
+        launcher = compiler_launcher()
+        cc = os.environ.get("CC", "cc")
+        self.step("configure", configure, 600, env={"CC": f"{launcher} {cc}"} if launcher else None)
         makefile = (self.build_dir / "Makefile").read_text(errors="replace")
         target = "build_sw" if re.search(r"^build_sw:", makefile, re.M) else "all"
         dry = run([make, "-n", target], cwd=self.build_dir, timeout=300, keep_output=True)
@@ -311,6 +387,8 @@ class _CMakeBuild(_Job):
         ]
         if flags:
             settings += [f"-DCMAKE_C_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"]
+        if compiler_launcher():
+            settings += [f"-DCMAKE_{lang}_COMPILER_LAUNCHER={compiler_launcher()}" for lang in ("C", "CXX")]
         if level:   # Release's own -O3 would come last and win, so replace it
             settings += [f"-DCMAKE_C_FLAGS_RELEASE={level} -DNDEBUG", f"-DCMAKE_CXX_FLAGS_RELEASE={level} -DNDEBUG"]
         plan.cmake = settings
@@ -395,6 +473,7 @@ def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.Co
         "cflags": plan.cflags,
         "cmake_settings": plan.cmake,
         "compiler": compiler,
+        "compiler_launcher": _launcher_version(),
         "jobs": request.jobs,
         "phase_seconds": {k: round(v, 2) for k, v in phases.items()},
         "build_seconds": round(time.monotonic() - started, 2),

@@ -92,6 +92,13 @@ def fetch(release: CrateRelease) -> Path:
     marker = dest / ".sslperf-cksum"
     if marker.exists() and marker.read_text().strip() == release.cksum:
         return dest
+    with paths.locked(f"source-{release.crate}-{release.crate_version}"):   # another process may unpack it too
+        if marker.exists() and marker.read_text().strip() == release.cksum:
+            return dest
+        return _unpack(release, dest)
+
+
+def _unpack(release: CrateRelease, dest: Path) -> Path:
     crate_file = _cargo_fetch(release)
     digest = hashlib.sha256(crate_file.read_bytes()).hexdigest()
     if digest != release.cksum:

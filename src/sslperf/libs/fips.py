@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from sslperf.errors import SslperfError
-from sslperf.libs import versions
+from sslperf.libs import installed, versions
 from sslperf.libs.model import Lib
 
 MODULE = Path("lib/ossl-modules/fips.so")
@@ -106,6 +106,23 @@ def with_module(lib: Lib, module_lib: Lib) -> Lib:
     env = {**lib.env, "SSLPERF_FIPS_CONFIG": str(config), "OPENSSL_CONF": str(config),
            "OPENSSL_MODULES": str(module_lib.prefix / MODULE.parent)}
     return dataclasses.replace(lib, name=name, env=env, base=lib.base or lib.name)
+
+
+def columns(names: tuple[str, ...], providers: tuple[str, ...] = (), fips_modules: tuple[str, ...] = ()) -> list[Lib]:
+    """The libraries named (default: the system one) as a run's columns, each
+    once, under each provider asked for. A name may carry its provider:
+    `openssl-3.6:fips` (its own FIPS module) or
+    `openssl-3.6:fips=openssl-3.0.8+fips` (another build's)."""
+    libs = [from_spec(name, installed.find) if ":" in name else installed.find(name) for name in names or ("system",)]
+    if len({lib.name for lib in libs}) != len(libs):
+        raise SslperfError("The same library is named twice; name each library once.")
+    if not providers and not fips_modules:
+        return libs
+    providers = providers or ("fips",)
+    if fips_modules and "fips" not in providers:
+        raise SslperfError("--fips-module applies to --provider fips, which was not asked for.",
+                           hint="Add --provider fips (and --provider default to compare with the default provider).")
+    return provider_views(libs, providers, [installed.find(name) for name in fips_modules])
 
 
 def from_spec(name: str, find) -> Lib:

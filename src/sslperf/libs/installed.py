@@ -13,9 +13,9 @@ from pathlib import Path
 from sslperf import paths
 from sslperf.errors import SslperfError, UnknownLibrary
 from sslperf.libs import versions
-from sslperf.libs.catalog import parse_name
 from sslperf.libs.footprint import probe
 from sslperf.libs.model import Lib, prefix_linkage, version_from_string
+from sslperf.libs.releases import parse_name
 from sslperf.libs.system import find_system
 from sslperf.libs.variants import canonical_names
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sslperf import paths
 from sslperf.errors import SslperfError
-from sslperf.libs import catalog, crates
+from sslperf.libs import crates, releases
 from sslperf.proc import require_tool, run, run_ok
 
 
@@ -34,8 +34,8 @@ class Source:
         return "openssl" if self.flavor == "openssl" else "cmake"
 
 
-def from_release(release: catalog.Release) -> Source:
-    flavor = catalog.FLAVORS[release.flavor]
+def from_release(release: releases.Release) -> Source:
+    flavor = releases.FLAVORS[release.flavor]
     return Source(release.flavor, release.version, release.digest, release.origin,
                   lambda: crates.fetch(release.crate) / flavor.crate_subdir)
 

@@ -90,7 +90,7 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
 
 
 def canonical_names(names: tuple[str, ...]) -> tuple[str, ...]:
-    """Variant names in the catalog's order, duplicates and `default` dropped,
+    """Variant names in the table's order, duplicates and `default` dropped,
     so `+Os+minimal` and `+minimal+Os` are the same build."""
     order = list(VARIANTS)
     unique = {n for n in names if n != "default"}

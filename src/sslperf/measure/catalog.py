@@ -15,13 +15,13 @@ import json
 
 from sslperf import paths
 from sslperf.errors import SslperfError
+from sslperf.libs import installed
+from sslperf.measure import harness_client
 
 
 @functools.cache
 def load() -> dict:
     """The catalog as the harness prints it (see harness/main.c `list`)."""
-    from sslperf.measure import harness_client
-
     cached = paths.subdir("harness") / f"catalog-{harness_client.source_digest()[:16]}.json"
     try:
         return json.loads(cached.read_text())
@@ -38,8 +38,6 @@ def load() -> dict:
 
 
 def _reference_lib():
-    from sslperf.libs import installed
-
     libs = [lib for lib in installed.all_libs() if lib.linkage is not None]
     if not libs:
         raise SslperfError("No library to compile the harness against, so sslperf cannot list its cases.",
@@ -81,5 +79,5 @@ def tls() -> dict:
 
 
 def afalg() -> list[dict]:
-    """{name, kernel, kind} per algorithm the AF_ALG bench knows."""
+    """{name, kernel, kind, operation} per algorithm the afalg family knows (harness/afalg.c)."""
     return list(load()["afalg"]["algorithms"])

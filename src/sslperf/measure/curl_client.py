@@ -15,23 +15,22 @@ from sslperf.libs.curl import Curl
 from sslperf.libs.model import Lib
 from sslperf.measure import pinning
 from sslperf.measure.harness_client import Server
-from sslperf.measure.loopback import LOOPBACK_GROUP
+from sslperf.measure.case_ids import Case, make
 from sslperf.results import Measurement
 
 TIMINGS = "%{time_connect} %{time_pretransfer} %{time_total} %{http_code}\\n"
 TLS_FLAGS = {"tls1.3": ["--tlsv1.3", "--tls-max", "1.3"], "tls1.2": ["--tlsv1.2", "--tls-max", "1.2"]}
 
 
-def case_id(proto: str, group: str, cert: str) -> str:
-    return f"tls/loopback/{proto}/{group}/{cert}/curl"
+def case(proto: str, group: str, cert: str) -> Case:
+    return make("tls/loopback", protocol=proto, group=group, cert=cert, client="curl")
 
 
 def requests(curl: Curl, client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str,
              count: int) -> Measurement:
     """`count` sequential GETs by `curl` (linked with `client`) from a server of `server`."""
-    m = Measurement(case_id(proto, group, cert), "tls-loopback", LOOPBACK_GROUP, f"{group} {cert}", "get-curl",
-                    None, "record", client.name, "ok", unit="ops",
-                    note=f"curl {curl.version} (its own -w timings), server: {server.name}")
+    m = case(proto, group, cert).result(client.name, unit="ops",
+                                        note=f"curl {curl.version} (its own -w timings), server: {server.name}")
     server_cpu, client_cpu = pinning.loopback_cpus()
     with Server(server, "https-server", str(cert_dir), proto, group, cert, str(count + 1),
                 env={"SSLPERF_CERT_DIR": str(cert_dir)}, cpu=server_cpu) as running:

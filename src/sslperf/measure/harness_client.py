@@ -7,12 +7,13 @@ the library:
   prepares a case in every library's worker, calibrates it, then asks each
   worker for one sample in turn, so libraries are interleaved;
 - `call`: one subcommand run to its end (info, list, mkcerts, check-config,
-  afalg-bench, tls-threads, https-get, profile under a profiler);
+  threads, https-get, profile under a profiler);
 - `start`: a subcommand that keeps running beside the caller (https-server).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -197,7 +198,10 @@ class Worker:
                 self.proc.wait(timeout=10)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream:
-                stream.close()
+                # A command the dead worker never read is still buffered: closing flushes it into the
+                # broken pipe, which must not end sslperf (click takes EPIPE for a closed terminal: exit 1).
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
 
     def __enter__(self) -> Worker:
         return self

@@ -7,21 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sslperf import families
 from sslperf.libs.model import Lib
 from sslperf.measure import pinning
+from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.results import Measurement
-
-LOOPBACK_GROUP = families.FAMILIES["tls-loopback"].groups[0]
 
 
 def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str, ctx: str,
              requests: int) -> Measurement:
     """`requests` sequential HTTPS GETs from `client` to a server of `server`."""
-    case_id = f"tls/loopback/{proto}/{group}/{cert}/{ctx}"
-    m = Measurement(case_id, "tls-loopback", LOOPBACK_GROUP, f"{group} {cert}", f"get-{ctx}", None, "record",
-                    client.name, "ok", unit="ops", note=f"server: {server.name}")
+    case = make("tls/loopback", protocol=proto, group=group, cert=cert, client=ctx)
+    m = case.result(client.name, unit="ops", note=f"server: {server.name}")
     env = {"SSLPERF_CERT_DIR": str(cert_dir)}
     server_cpu, client_cpu = pinning.loopback_cpus()
     with Server(server, "https-server", str(cert_dir), proto, group, cert, str(requests + 1), env=env,
@@ -50,9 +47,6 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
         return m
 
 
-TRANSFER_TCP_GROUP = families.TRANSFER_TCP_GROUP
-
-
 def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, milliseconds: int, rounds: int,
              ktls: bool) -> Measurement:
     """Bulk transfer over a real loopback TCP connection: per round a fresh
@@ -60,9 +54,8 @@ def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, millis
     `milliseconds`; the server checks every byte. With `ktls`, both ask
     the library for kernel TLS, and the result says whether the kernel
     really did the sending, or why not (n/a)."""
-    mode = "ktls" if ktls else "no-ktls"
-    m = Measurement(f"tls/transfer-tcp/{proto}/{suite}/{size}/{mode}", "tls-loopback", TRANSFER_TCP_GROUP, suite,
-                    f"transfer-tcp-{mode}", size, "record", lib.name, "ok", unit="bytes", bytes_per_op=size)
+    case = make("tls/transfer-tcp", protocol=proto, suite=suite, size=size, kernel="ktls" if ktls else "no-ktls")
+    m = case.result(lib.name, unit="bytes", bytes_per_op=size)
     env = {"SSLPERF_CERT_DIR": str(cert_dir)}
     server_cpu, client_cpu = pinning.loopback_cpus()
     on = "on" if ktls else "off"

@@ -9,28 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sslperf import families
 from sslperf.libs.model import Lib
+from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, call
 from sslperf.results import Measurement
 
-MEMORY_GROUP = families.FAMILIES["tls-memory"].groups[0]
 # The curl regression's two connection shapes.
 CASES = ("tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "tls/handshake/tls1.2/x25519/rsa-2048/shared")
 FIGURES = ("client_bytes", "server_bytes", "established_bytes", "peak_bytes")
 
 
-def memory_case_id(handshake_case: str) -> str:
-    """tls/handshake/P/G/C/shared → tls/memory/P/G/C."""
-    return "tls/memory/" + "/".join(handshake_case.split("/")[2:5])
-
-
 def per_connection(lib: Lib, cert_dir: Path, handshake_case: str, counts: list[int]) -> Measurement:
     """One measurement of `lib` with a result per connection count: the bytes
     per connection (already divided by N) in extra, N in extra["connections"]."""
-    parts = handshake_case.split("/")
-    m = Measurement(memory_case_id(handshake_case), "tls-memory", MEMORY_GROUP, f"{parts[3]} {parts[4]}",
-                    f"memory-{parts[2]}", None, "record", lib.name, "ok", unit="bytes")
+    proto, group, cert = handshake_case.split("/")[2:5]
+    m = make("tls/memory", protocol=proto, group=group, cert=cert).result(lib.name, unit="bytes")
     m.extra = {"connections": [], **{figure: [] for figure in FIGURES}}
     for n in counts:
         try:

@@ -18,8 +18,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sslperf.libs.model import Lib
 from sslperf.errors import SslperfError
+from sslperf.libs.build import last_build
+from sslperf.libs.model import Lib
 from sslperf.measure import environment, instructions, pinning
 from sslperf.measure.harness_client import HarnessCrashed, Worker, harness_binary
 from sslperf.measure.suites import Case
@@ -61,8 +62,7 @@ def lib_info(lib: Lib, reply: dict) -> LibInfo:
 
 
 def _measurement(case: Case, lib: Lib, status: str, reason: str | None = None) -> Measurement:
-    return Measurement(case.id, case.family, case.group, case.algorithm, case.operation, case.size, case.workload,
-                       lib.name, status, reason)
+    return case.result(lib.name, status, reason)
 
 
 @dataclass
@@ -317,8 +317,6 @@ class Runner:
         return found
 
     def _warnings(self) -> list[str]:
-        from sslperf.libs.build import last_build
-
         warnings = environment.noise_warnings(self.run.environment, environment.capture(self.settings.mask),
                                               last_build())
         noisy = [m for m in self.run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY_CI]

@@ -1,8 +1,9 @@
 """Cases and named suites.
 
 A case id is family/algorithm/operation[/size][/workload], named the way
-`openssl speed` names algorithms so users recognise them. The harness
-checks the details; this module knows which cases exist and groups them.
+`openssl speed` names algorithms so users recognise them; the harness's
+catalog says how each family names its cases (case_ids). The harness
+checks the details; this module chooses which cases a suite runs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from sslperf.errors import SslperfError
 from sslperf.measure import catalog
+from sslperf.measure.case_ids import Case, make, parse
 
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
 TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (the AES-GCM vs ChaCha20 comparison)
@@ -27,61 +29,32 @@ QUICK_SIGNATURES = ("rsa-2048", "ecdsa-p256", "ed25519", "ml-dsa-65")
 DEFAULT_KEYGENS = ("rsa-2048", "ecdsa-p256", "ed25519", "x25519", "ml-dsa-65")
 
 
-@dataclass(frozen=True)
-class Case:
-    id: str
-    family: str
-    algorithm: str
-    operation: str
-    size: int | None = None
-    workload: str = "record"
-
-    @property
-    def group(self) -> str:
-        """The table a result belongs to."""
-        from sslperf import families
-
-        return families.group_of(self)
-
-
-def _suffix(workload: str) -> str:
-    return "" if workload == "record" else f"/{workload}"
-
-
 def cipher(alg: str, op: str, size: int, workload: str = "record") -> Case:
-    return Case(f"cipher/{alg}/{op}/{size}{_suffix(workload)}", "cipher", alg, op, size, workload)
+    return make("cipher", algorithm=alg, operation=op, size=size, workload=workload)
 
 
 def digest(alg: str, size: int, workload: str = "record") -> Case:
-    return Case(f"digest/{alg}/{size}{_suffix(workload)}", "digest", alg, "hash", size, workload)
+    return make("digest", algorithm=alg, size=size, workload=workload)
 
 
 def mac(alg: str, size: int) -> Case:
-    return Case(f"mac/{alg}/{size}", "mac", alg, "mac", size)
-
-
-def api_case(case_id: str) -> Case:
-    parts = case_id.split("/")
-    size = int(parts[-1]) if parts[-1].isdigit() else None
-    pattern = parts[3] if len(parts) == 5 else parts[2]
-    algorithm = parts[2] if len(parts) == 5 else parts[1]
-    return Case(case_id, "api", algorithm, pattern, size, "record")
+    return make("mac", algorithm=alg, size=size)
 
 
 def api_cases() -> list[Case]:
-    return [api_case(entry["id"]) for entry in catalog.api_cases()]
+    return [parse(entry["id"]) for entry in catalog.api_cases()]
 
 
 def tls_handshake(proto: str, group: str, cert: str, ctx: str) -> Case:
-    return Case(f"tls/handshake/{proto}/{group}/{cert}/{ctx}", "tls", f"{group} {cert}", f"handshake-{ctx}")
+    return make("tls/handshake", protocol=proto, group=group, cert=cert, context=ctx)
 
 
 def tls_resume(proto: str, how: str, group: str, cert: str) -> Case:
-    return Case(f"tls/resume/{proto}/{how}/{group}/{cert}", "tls", f"{group} {cert}", f"resume-{how}")
+    return make("tls/resume", protocol=proto, resumption=how, group=group, cert=cert)
 
 
 def tls_transfer(proto: str, suite: str, size: int) -> Case:
-    return Case(f"tls/transfer/{proto}/{suite}/{size}", "tls", suite, f"transfer-{proto}", size)
+    return make("tls/transfer", protocol=proto, suite=suite, size=size)
 
 
 TRANSFER_SIZES = (1024, 16384, 1024 * 1024)     # a small write, one full record, a large download
@@ -135,51 +108,15 @@ def tls_suite(depth: str) -> list[Case]:
 
 
 def pkey(family: str, alg: str, op: str | None = None) -> Case:
-    if family == "keygen":
-        return Case(f"keygen/{alg}", "keygen", alg, "keygen")
-    return Case(f"{family}/{alg}/{op}", family, alg, op or "")
+    return make(family, algorithm=alg, operation=op)
 
 
 _SIZE = r"[1-9][0-9]*"
 
 
-def _parse(parts: list[str]) -> Case | None:
-    family, n = parts[0], len(parts)
-    if family == "cipher" and n in (4, 5) and parts[1] in catalog.names("cipher") \
-            and parts[2] in catalog.operations("cipher") and re.fullmatch(_SIZE, parts[3]):
-        workload = parts[4] if n == 5 else "record"
-        if workload in catalog.workloads("cipher"):
-            return cipher(parts[1], parts[2], int(parts[3]), workload)
-    if family == "digest" and n in (3, 4) and parts[1] in catalog.names("digest") and re.fullmatch(_SIZE, parts[2]):
-        workload = parts[3] if n == 4 else "record"
-        if workload in catalog.workloads("digest"):
-            return digest(parts[1], int(parts[2]), workload)
-    if family == "mac" and n == 3 and parts[1] in catalog.names("mac") and re.fullmatch(_SIZE, parts[2]):
-        return mac(parts[1], int(parts[2]))
-    if family in ("sig", "kex", "kem") and n == 3 and parts[1] in catalog.names(family) \
-            and parts[2] in catalog.operations(family):
-        return pkey(family, parts[1], parts[2])
-    if family == "keygen" and n == 2 and parts[1] in catalog.names("keygen"):
-        return pkey("keygen", parts[1])
-    if family == "api" and "/".join(parts) in {entry["id"] for entry in catalog.api_cases()}:
-        return api_case("/".join(parts))
-    if family == "tls" and n == 5 and parts[1] == "transfer" and parts[2] in catalog.tls()["protocols"] \
-            and parts[3] in catalog.tls()["suites"] and re.fullmatch(_SIZE, parts[4]):
-        return tls_transfer(parts[2], parts[3], int(parts[4]))
-    if family == "tls" and n == 6:
-        tls = catalog.tls()
-        groups, certs = {g["name"] for g in tls["groups"]}, {c["name"] for c in tls["certs"]}
-        if parts[2] in tls["protocols"]:
-            if parts[1] == "handshake" and parts[3] in groups and parts[4] in certs and parts[5] in tls["contexts"]:
-                return tls_handshake(*parts[2:])
-            if parts[1] == "resume" and parts[3] in tls["resumption"] and parts[4] in groups and parts[5] in certs:
-                return tls_resume(*parts[2:])
-    return None
-
-
 def parse_case(text: str) -> Case:
     """A Case from its id; names outside the catalog get a clear error."""
-    case = _parse(text.strip().split("/"))
+    case = parse(text.strip())
     if case is not None:
         return case
     raise SslperfError(

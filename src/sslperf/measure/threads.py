@@ -10,6 +10,8 @@ case of `speed`, `api` or `tls`:
           (perftools' -l; OpenSSL 3.0+ only);
 - shared: TLS handshakes on one SSL_CTX pair shared by every thread.
 
+All three are the harness's one thread runner (`harness threads CASE N MS MODE`).
+
 The thread counts are interleaved over rounds, so drift hits them alike;
 the workers may use every allowed CPU (recorded)."""
 
@@ -17,50 +19,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sslperf import families
 from sslperf.libs.model import Lib
 from sslperf.measure import environment, pinning
+from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, call
 from sslperf.results import Measurement
 
-GROUP = families.FAMILIES["threads"].groups[0]
 MODES = ("own", "libctx", "shared")
-
-
-def case_id(mode: str, n: int, of: str) -> str:
-    return f"threads/{mode}/{n:03d}/{of}"
 
 
 def across(lib: Lib, cert_dir: Path, of: str, counts: list[int], milliseconds: int, rounds: int, mode: str,
            mask: str | None = None) -> list[Measurement]:
     """`of` (a case id) with each thread count, `rounds` times each."""
     env = {"SSLPERF_CERT_DIR": str(cert_dir), **environment.mask_env(mask)}
-    results = {n: Measurement(case_id(mode, n, of), "threads", GROUP, of, f"{n} thread{'s' if n > 1 else ''}",
-                              n, "record", lib.name, "ok", unit="ops", note=mode)
+    results = {n: make("threads", mode=mode, size=n, case=of).result(
+                   lib.name, unit="ops", note=mode, operation=f"{n} thread{'s' if n > 1 else ''}")
                for n in counts}
-    if mode == "shared":
-        command = ["tls-threads", of]
-    else:
-        command = ["threads", of]
     for _ in range(rounds):
         for n in counts:
             m = results[n]
             if m.status != "ok":
                 continue
-            args = [*command, str(n), str(milliseconds)] + ([] if mode == "shared" else [mode])
             try:
-                reply = call(lib, *args, timeout=120 + milliseconds / 1000, env=env, ok_codes=None,
-                             cpu=set(pinning.allowed())).last
+                reply = call(lib, "threads", of, str(n), str(milliseconds), mode, timeout=120 + milliseconds / 1000,
+                             env=env, ok_codes=None, cpu=set(pinning.allowed())).last
             except HarnessError as failed:
                 m.status, m.reason = "error", failed.message
                 continue
             if reply.get("type") == "na":
                 m.status, m.reason = "n/a", reply.get("reason")
                 continue
-            if reply.get("type") != "threads" or reply.get("failed"):
+            if reply.get("type") != "threads":
                 m.status, m.reason = "error", reply.get("reason") or "an operation failed"
                 continue
-            per_thread = reply.get("ops") or reply.get("handshakes")
+            per_thread = reply["ops"]
             if reply.get("bytes_per_op"):
                 m.unit, m.bytes_per_op = "bytes", reply["bytes_per_op"]
             m.ops.append(sum(per_thread))

@@ -22,6 +22,7 @@ import numpy as np
 
 from sslperf.compare import Column, compare
 from sslperf.libs.model import Lib
+from sslperf.measure import environment, modes
 from sslperf.results import Run
 
 TWIN = "#2"          # the second column of the within-run experiment: LIB#2
@@ -71,3 +72,22 @@ def floors(runs: list[Run], lib: str, threshold: float = 0.02) -> list[Floor]:
 def experiment(lib: Lib, count: int, measure: Callable[[list[Lib]], Run]) -> list[Run]:
     """`count` back-to-back runs of `lib` and its twin (`measure` runs one)."""
     return [measure([lib, twin(lib)]) for _ in range(count)]
+
+
+def measure_floors(lib: Lib, count: int, cases: list, settings, store, threshold: float,
+                   before_each: Callable[[int], None] = lambda n: None) -> tuple[list[Run], list[Floor]]:
+    """The A/A experiment on `lib` (`count` runs of `cases`, each with its
+    twin) and the floors it gives, kept in `store` for this host, where
+    compare, bisect and report find them (noise.applied.floor_for)."""
+    runs = []
+
+    def one(libs: list[Lib]) -> Run:
+        before_each(len(runs) + 1)
+        runs.append(modes.run_cases(libs, cases, settings, store, "sslperf noise", {"suite": "noise"}))
+        return runs[-1]
+
+    experiment(lib, count, one)
+    found = floors(runs, lib.name, threshold)
+    store.save_floors(runs[0].environment["host"], environment.capture()["time"], lib.name,
+                      [f.as_dict() for f in found], [r.id for r in runs])
+    return runs, found

@@ -50,35 +50,35 @@ def _interpolate(lo: int, hi: int, kernel: dict[int, float], user: dict[int, flo
 def separated(kernel, user) -> int:
     """1 if the kernel's 95% CI lies wholly above the library's, -1 if wholly
     below, 0 if they overlap (not clearly either way). Each is a summary with
-    ci_low and ci_high (sslperf.stats.Summary); one round is its own interval."""
+    ci_low and ci_high (sslperf.stats.Summary); one figure is its own interval."""
     if kernel.ci_low > user.ci_high:
         return 1
     return -1 if kernel.ci_high < user.ci_low else 0
 
 
-def clear_crossover(kernel: dict, user: dict) -> int | None:
-    """The crossover with rounds: per size a summary over rounds (median and
-    95% CI, sslperf.stats.Summary). The kernel must win clearly — its CI
-    wholly above the library's — at the threshold's measured size S and every
-    larger one; None when it does not at the largest. Below S: if the next
-    smaller size is a clear loss (CI wholly below), the crossover lies
-    between the two and is interpolated on the medians as crossover() does;
-    if the CIs overlap there, nothing below S is claimed and the threshold is
-    S itself. With one round each interval is the figure itself, and this is
-    crossover() on the single figures."""
-    sizes = sorted(set(kernel) & set(user))
-    clear = [separated(kernel[s], user[s]) for s in sizes]
-    if not sizes or clear[-1] != 1:
+def clear_crossover(clear: dict[int, int], kernel: dict[int, float], user: dict[int, float]) -> int | None:
+    """The crossover under uncertainty. `clear` says per size whether the
+    kernel is clearly faster (1), clearly slower (-1) or neither (0), by a
+    95% interval (see offload.bench.versus); `kernel` and `user` are the
+    medians. The kernel must win clearly at the threshold's measured size S
+    and every larger one; None when it does not at the largest. Below S: if
+    the next smaller size is a clear loss, the crossover lies between the
+    two and is interpolated on the medians as crossover() does; if neither
+    is clear there, nothing below S is claimed and the threshold is S
+    itself. With single figures (no interval) this is crossover()."""
+    sizes = sorted(clear)
+    flags = [clear[s] for s in sizes]
+    if not sizes or flags[-1] != 1:
         return None
-    first = len(clear) - 1
-    while first > 0 and clear[first - 1] == 1:
+    first = len(flags) - 1
+    while first > 0 and flags[first - 1] == 1:
         first -= 1
     if first == 0:
         return sizes[0]
     lo, hi = sizes[first - 1], sizes[first]
-    if clear[first - 1] == 0:
+    if flags[first - 1] == 0:
         return hi
-    return _interpolate(lo, hi, {s: kernel[s].median for s in (lo, hi)}, {s: user[s].median for s in (lo, hi)})
+    return _interpolate(lo, hi, kernel, user)
 
 
 def crossovers(kernel_run, user_run) -> list[Crossover]:

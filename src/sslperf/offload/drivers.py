@@ -93,6 +93,7 @@ class AfAlg:
     available: bool
     reason: str
     bindable: dict[str, bool] = field(default_factory=dict)
+    errno: int | None = None          # why socket(AF_ALG) failed, where it did
 
 
 def probe_af_alg(drivers: list[Driver]) -> AfAlg:
@@ -111,7 +112,7 @@ def probe_af_alg(drivers: list[Driver]) -> AfAlg:
             why = "opening an AF_ALG socket is not permitted here (seccomp or LSM policy)"
         else:
             why = f"AF_ALG sockets fail here: {exc.strerror}"
-        return AfAlg(False, why)
+        return AfAlg(False, why, errno=exc.errno)
     sock.close()
     result = AfAlg(True, "AF_ALG sockets can be opened")
     for d in chosen(drivers):
@@ -147,19 +148,18 @@ def scan(text: str | None = None) -> dict:
     }
 
 
-def driver_lines(kernel_names: set[str]) -> list[dict]:
+def serving(kernel_names: set[str]) -> dict[str, dict]:
     """For each of the kernel's algorithm names (e.g. cbc(aes)), the driver
-    the kernel would bind (highest priority of a type AF_ALG reaches), its
-    kind and whether it is asynchronous: the afalg-driver lines `offload
-    bench` adds to the harness's output."""
+    the kernel would bind (highest priority of a type AF_ALG reaches): its
+    name, kind and whether it is asynchronous. Empty where /proc/crypto
+    cannot be read."""
     try:
         drivers = chosen(parse(PROC_CRYPTO.read_text()))
     except OSError:
-        return []
+        return {}
     best: dict[str, Driver] = {}
     for d in drivers:
         reachable = d.name in kernel_names and d.type in AF_ALG_TYPES
         if reachable and (d.name not in best or d.priority > best[d.name].priority):
             best[d.name] = d
-    return [{"type": "afalg-driver", "kernel_name": name, "driver": d.driver, "kind": d.kind, "async": d.is_async}
-            for name, d in sorted(best.items())]
+    return {name: {"driver": d.driver, "kind": d.kind, "async": d.is_async} for name, d in sorted(best.items())}

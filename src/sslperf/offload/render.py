@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.offload.bench import Bench, verdict
-from sslperf.offload.config import Crossover, separated
+from sslperf.offload.bench import Bench, how_measured, verdict
+from sslperf.offload.config import Crossover
+from sslperf.results import Measurement
 from sslperf.stats import NOISY_CI
 
 
@@ -51,78 +52,70 @@ def print_crossovers(results: list[Crossover], console: Console) -> None:
 
 def print_bench(bench: Bench, console: Console) -> None:
     """`offload bench`: MB/s per algorithm and size on each side (and per CPU
-    second where the recording has CPU times), each the median over rounds
-    with its 95% CI half-width, the ratio marked where the two CIs overlap;
-    then a verdict per algorithm."""
-    samples = [x for a in bench.algorithms.values() for x in [*a.kernel.values(), *a.user.values()]]
-    fewest = min((x.n for x in samples), default=1)
-    with_ci = fewest > 1
+    second where the figures have CPU times), each the median with its 95%
+    CI half-width; the kernel/library ratio marked where the kernel is
+    clearly faster and where it is not clearly either; then a verdict per
+    algorithm with the driver that serves it."""
+    results = [m for a in bench.algorithms.values() for m in [*a.kernel.values(), *a.user.values()]]
+    with_ci = any(m.status == "ok" and len(m.rates()) > 1 for m in results)
+    with_cpu = any(m.status == "ok" and m.cpu_ns for m in results)
+    with_kernel = bench.measured_kernel
 
-    def rate(summary) -> str:
-        if summary is None:
-            return ""
+    def rate(m: Measurement | None, metric: str = "wall") -> str:
+        if m is None or m.status != "ok" or (metric == "cpu" and not m.cpu_ns):
+            return "" if m is None or m.status == "ok" else m.status
+        summary = m.summary(metric)
         text = f"{summary.median / 1e6:,.1f}"
         if with_ci:
-            width = summary.ci_half_width * 100
-            text += f" [{'yellow' if summary.ci_half_width > NOISY_CI else 'dim'}]±{width:.1f}%[/]"
+            style = "yellow" if summary.ci_half_width > NOISY_CI else "dim"
+            text += f" [{style}]±{summary.ci_half_width * 100:.1f}%[/]"
         return text
 
-    with_cpu = any(x.cpu for x in samples)
-    with_kernel = bench.measured_kernel
     title = f"AF_ALG against {bench.library}" if with_kernel else f"{bench.library}, library side only"
-    how = f"median ±95% CI over {bench.rounds} rounds" if with_ci else "one round, no CI"
     table = Table(title=f"{escape(title)}: MB/s" + (" per elapsed and per CPU second" if with_cpu else "")
-                  + f" ({how})")
+                  + (" (median ±95% CI)" if with_ci else " (one figure each, no CI)"))
     columns = ["algorithm", "size", "kernel", "library", "kernel/library"] if with_kernel else \
         ["algorithm", "size", "library"]
     if with_cpu:
-        columns += ["kernel per CPU s", "library per CPU s", "kernel sys"] if with_kernel else ["library per CPU s"]
+        columns += ["kernel per CPU s", "library per CPU s"] if with_kernel else ["library per CPU s"]
     for column in columns:
         table.add_column(column, justify="left" if column == "algorithm" else "right")
     overlap = False
     for alg in bench.algorithms.values():
-        for i, size in enumerate(alg.sizes or [None]):
-            k, u = alg.kernel.get(size), alg.user.get(size)
-            ratio = f"{k.wall_rate / u.wall_rate:.2f}x" if k and u else ""
-            clear = separated(k.wall, u.wall) if k and u else None
-            if clear == 1:
+        for i, size in enumerate(alg.sizes):
+            k, u, v = alg.kernel.get(size), alg.user.get(size), alg.wall.get(size)
+            ratio = f"{v.ratio:.2f}x" if v else ""
+            if v and v.clear == 1:
                 ratio = f"[bold green]{ratio}[/]"
-            elif clear == 0 and with_ci:
+            elif v and v.clear == 0 and (with_ci or v.method != "intervals"):
                 ratio, overlap = f"[yellow]{ratio} ≈[/]", True
-            kernel = [rate(k.wall if k else None)] if with_kernel else []
-            row = [alg.name if i == 0 else "", str(size or ""), *kernel, rate(u.wall if u else None)]
-            row += [ratio] if with_kernel else []
-            if with_cpu and with_kernel:
-                share = k.sys_share if k else None
-                row += [rate(k.cpu if k else None), rate(u.cpu if u else None),
-                        "" if share is None else f"{share:.0%}"]
-            elif with_cpu:
-                row += [rate(u.cpu if u else None)]
+            row = [alg.name if i == 0 else "", str(size)]
+            row += [rate(k), rate(u), ratio] if with_kernel else [rate(u)]
+            if with_cpu:
+                row += [rate(k, "cpu"), rate(u, "cpu")] if with_kernel else [rate(u, "cpu")]
             table.add_row(*row)
         table.add_section()
     console.print(table)
+    how = how_measured(bench.run)
     if with_ci:
-        seconds = f" of {bench.seconds:g} s" if bench.seconds else ""
-        note = (f"{bench.rounds} rounds{seconds} per size and side, each a fresh harness process; ±: half the "
-                "95% CI of the median over rounds")
-        if fewest < 6:
-            note += (f" — with {fewest} rounds that interval is the rounds' \\[min, max], which holds the median "
-                     f"with only {1 - 2 * 0.5 ** fewest:.0%} confidence; --rounds 6 or more for a full 95%")
+        note = f"{how}; ±: half the 95% CI of the median" if how else "±: half the 95% CI of the median"
         if with_kernel:
-            note += "; green: the kernel's CI lies above the library's" + \
-                ("; ≈: the CIs overlap, not clearly faster or slower" if overlap else "") + \
-                ". A threshold needs such a clear win at its size and every larger one"
-        console.print(note + ".", style="dim")
+            note += ("; kernel/library: the ratio of the two, tested across worker processes (paired: both sides "
+                     "ran in the same processes); green: its 95% CI lies wholly above 1"
+                     + ("; ≈: not clearly faster or slower" if overlap else "")
+                     + ". A threshold needs such a clear win at its size and every larger one")
+        console.print(escape(note) + ".", style="dim")
+    elif with_kernel:
+        console.print(f"One figure per size and side ({escape(how) or 'no samples'}): thresholds compare those "
+                      "figures.", style="dim")
     for alg in bench.algorithms.values():
-        if not with_kernel and alg.status == "ok":
+        if not with_kernel and alg.failed is None:
             continue
-        driver = alg.driver or {}
-        about = escape(alg.kernel_name) + (f", driver {escape(driver['driver'])}" if driver.get("driver") else "") \
-            + (f", {driver['kind']}" if driver.get("kind") else "")
-        console.print(f"{alg.name} ({about}): {escape(verdict(alg))}")
-    if with_kernel and not with_ci:
-        console.print("One round: each figure is a single measurement, with no CI; thresholds compare those "
-                      "figures (`--rounds` gives several).", style="dim")
+        driver = alg.driver
+        about = ", ".join(escape(part) for part in (alg.kernel_name, driver.get("driver") and
+                                                     f"driver {driver['driver']}", driver.get("kind")) if part)
+        console.print(f"{alg.name}{f' ({about})' if about else ''}: {escape(verdict(alg))}")
     if not with_kernel:
-        why = f"AF_ALG is not available here ({escape(bench.reason)})" if not bench.af_alg else "--user-only"
-        console.print(f"[yellow]Only the library was timed[/]: {why}; there is no crossover to find.")
+        why = "the kernel's side could not run (above)" if any(a.kernel for a in bench.algorithms.values()) \
+            else "--user-only"
+        console.print(f"[yellow]Only the library was timed[/] ({why}); there is no crossover to find.")

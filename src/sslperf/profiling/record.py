@@ -21,7 +21,7 @@ from pathlib import Path
 from sslperf import userfiles
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
-from sslperf.measure import harness_client
+from sslperf.measure import certificates, harness_client
 from sslperf.profiling.model import LOOP_FUNCTION, Profile
 from sslperf.profiling.parse import parse_callgrind_annotate, parse_perf_report
 
@@ -100,18 +100,20 @@ def _stem(lib_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", lib_name)
 
 
-def record_into(out: Path, force: bool, libs: list[Lib], case_id: str, tool: str, seconds: float,
-                iterations: int | None, env: dict[str, str], say=lambda text: None) -> list[Profile]:
-    """Profile `case_id` on each of `libs` and keep the files in `out`. The
-    tools write into a private directory; their files are moved into `out`
-    under sslperf's rule for user files (nothing it did not write is
-    replaced, unless `force`), all checked before the first profile starts."""
+def record_into(out: Path, force: bool, libs: list[Lib], case, tool: str, seconds: float,
+                iterations: int | None, say=lambda text: None) -> list[Profile]:
+    """Profile `case` (a case_ids.Case) on each of `libs` and keep the files
+    in `out`. The tools write into a private directory; their files are
+    moved into `out` under sslperf's rule for user files (nothing it did not
+    write is replaced, unless `force`), all checked before the first profile
+    starts."""
     check_outputs(out, force, libs, tool)
     profiles = []
-    with tempfile.TemporaryDirectory(dir=out, prefix=".sslperf-profiling-") as staging:
+    with tempfile.TemporaryDirectory(dir=out, prefix=".sslperf-profiling-") as staging, \
+            certificates.for_cases(libs[0], [case]) as cert_dir:
         for lib in libs:
-            say(f"  {lib.name}: {case_id}, {f'{iterations} operations' if iterations else f'{seconds:g} s'} …")
-            profile = record(lib, case_id, tool, Path(staging), seconds, iterations, env)
+            say(f"  {lib.name}: {case.id}, {f'{iterations} operations' if iterations else f'{seconds:g} s'} …")
+            profile = record(lib, case.id, tool, Path(staging), seconds, iterations, certificates.env(cert_dir))
             for name in file_names(lib.name, tool):
                 userfiles.place(Path(staging) / name, out / name, force)
             profile.raw = str(out / Path(profile.raw).name)

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.profiling.compare import changed_most, comparison
+from sslperf.profiling.diff import changed_most, comparison
 from sslperf.profiling.model import Profile
 from sslperf.profiling.record import PERF_FREQUENCY
 

@@ -5,23 +5,20 @@ CPU is and with AES-NI hidden by the no-aesni CPU mask)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from sslperf.errors import SslperfError
 from sslperf.measure import suites
+from sslperf.measure.environment import mask_env
+from sslperf.measure.runner import Settings
 from sslperf.recommend.decide import Evidence, needed_cases
-
-if TYPE_CHECKING:
-    from sslperf.measure.runner import Settings
-    from sslperf.results import Run
+from sslperf.recommend.fips import cost_cases
+from sslperf.results import Run
 
 MASK = "no-aesni"
 SAMPLES = 10
 
-# (cases, settings, with_certificates) → the Run that measured `cases` on the
-# library now; with_certificates: the cases need the harness's certificate
-# directory (SSLPERF_CERT_DIR), as the TLS cases do.
-Measure = Callable[[list, "Settings", bool], "Run"]
+# (cases, settings) → the Run that measured `cases` on the library now.
+Measure = Callable[[list, Settings], Run]
 
 
 def gather(lib, floor: int, runs: list, measure: Measure, no_store: bool = False) -> Evidence:
@@ -29,19 +26,17 @@ def gather(lib, floor: int, runs: list, measure: Measure, no_store: bool = False
     newest figure of a case wins), plus whatever is missing measured now
     through `measure`. With `no_store` nothing measured is kept, so the
     evidence names no run."""
-    from sslperf.measure.runner import Settings
-
     plain_ids, masked_ids = needed_cases(floor)
     plain, masked, sources = from_runs(lib, runs)
     plain_todo = [c for c in plain_ids if c not in {m.case for m in plain}]
     masked_todo = [c for c in masked_ids if c not in {m.case for m in masked}]
     depth = suites.DEPTHS["quick"]
     if plain_todo:
-        run = measure([suites.parse_case(c) for c in plain_todo], Settings(depth.target_ms, SAMPLES), True)
+        run = measure([suites.parse_case(c) for c in plain_todo], Settings(depth.target_ms, SAMPLES))
         plain += run.measurements
         sources.append(run.id)
     if masked_todo and can_mask():
-        run = measure([suites.parse_case(c) for c in masked_todo], Settings(depth.target_ms, SAMPLES, MASK), False)
+        run = measure([suites.parse_case(c) for c in masked_todo], Settings(depth.target_ms, SAMPLES, MASK))
         masked += run.measurements
         sources.append(run.id)
     return Evidence(plain, masked, [] if no_store else sources)
@@ -50,13 +45,10 @@ def gather(lib, floor: int, runs: list, measure: Measure, no_store: bool = False
 def masked_aeads(lib, measure: Measure) -> Evidence | None:
     """AES-128-GCM and ChaCha20-Poly1305 on `lib` with AES-NI hidden (None where CPU masks do not work):
     what `recommend --fips` weighs the loss of ChaCha20 with."""
-    from sslperf.measure.runner import Settings
-    from sslperf.recommend.fips import cost_cases
-
     if not can_mask():
         return None
     depth = suites.DEPTHS["quick"]
-    run = measure([suites.parse_case(c) for c in cost_cases()], Settings(depth.target_ms, SAMPLES, MASK), False)
+    run = measure([suites.parse_case(c) for c in cost_cases()], Settings(depth.target_ms, SAMPLES, MASK))
     return Evidence([], run.measurements, [run.id])
 
 
@@ -85,7 +77,6 @@ def _newest(measurements):
 
 def can_mask() -> bool:
     """Whether this CPU takes OPENSSL_ia32cap masks (environment decides, as for `speed --cpu-mask`)."""
-    from sslperf.measure.environment import mask_env
     try:
         mask_env(MASK)
     except SslperfError:

@@ -1,2 +1,10 @@
-"""Outputs that read the one result model: terminal tables (and, as they
-land, exports, plots and the HTML report)."""
+"""Outputs that read the one result model (sslperf.results):
+
+- terminal.py: the tables a verb prints; verdict_tables.py: `compare`'s;
+- export.py: JSON, CSV and Markdown of a run;
+- directory.py: what `sslperf report` writes into a directory, from
+  run_page.py (report.html), history_page.py (history.html),
+  hosts_page.py (hosts.html) and figures.py (PNG/SVG), the pages built on
+  page_frame.py and charts.py (the charts' data) with dashboard.js drawing
+  them; ranking.py: first, second and third per case.
+"""

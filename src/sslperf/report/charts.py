@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sslperf import families
 from sslperf.compare import DEFAULT_ALPHA, DEFAULT_THRESHOLD, change
 from sslperf.results import METRICS, Measurement
 
@@ -77,8 +78,6 @@ def chart(chart_id: str, title: str, kind: str, x: list, x_labels: list[str],
 def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None) -> list[dict]:
     """A run's charts: a line chart of rate against size per throughput
     algorithm and operation, and a bar chart per family group of the rest."""
-    from sslperf import families
-
     lib_run = lib_run or (lambda lib: run.id)
     libs = {lib.name: lib.name for lib in run.libs}
     by_size: dict[tuple, dict] = {}

@@ -14,9 +14,11 @@ from rich.text import Text
 
 from sslperf import families
 from sslperf.libs import fips
+from sslperf.measure import catalog
+from sslperf.measure.threads import efficiency
+from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
 from sslperf.results import Measurement, Run
-from sslperf.stats import NOISY_CI
-
+from sslperf.stats import NOISY_CI, describe
 
 
 def throughput(bytes_per_second: float) -> str:
@@ -132,47 +134,49 @@ def _lib_table(title: str, first_column: str, libs: list[str], justify: str = "r
     return table
 
 
-def _ok(m: Measurement | None, metric: str):
-    """The summary of a measured result, or None for n/a, errors and gaps."""
-    return m.summary(metric) if m is not None and m.status == "ok" else None
-
-
 def _status(m: Measurement | None) -> Text:
     return Text(m.status if m else "", style="dim")
+
+
+def _fill(table: Table, rows: dict[str, dict[str, Measurement]], libs: list[str], draw, label=None) -> Table:
+    """One row per case, one cell per library: `draw(m, per_lib)` draws a
+    measured result (None: show its status); n/a, errors and gaps show their
+    status."""
+    for per_lib in rows.values():
+        first = next(iter(per_lib.values()))
+        cells = []
+        for lib in libs:
+            m = per_lib.get(lib)
+            text = draw(m, per_lib) if m is not None and m.status == "ok" else None
+            cells.append(_status(m) if text is None else text)
+        table.add_row(escape(label(first) if label else first.label), *cells)
+    return table
 
 
 def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
                fastest=None) -> Table:
     """µs per call of each way of doing the same work, and what it saves
     against the first (naive) way, per library."""
-    from sslperf.measure import catalog
-
     alternatives = any(families.API_PREFIX + e["title"] == group and e["alternatives"] for e in catalog.api_cases())
     title = f"{group} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
-    table = _lib_table(title, "way", libs)
     naive: dict[str, float] = {}
-    for per_lib in rows.values():
-        first = next(iter(per_lib.values()))
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            s = _ok(m, metric)
-            if s is None:
-                cells.append(_status(m))
-                continue
-            us = m.instructions_per_op() if metric == "instructions" else m.micros_per_op(metric)
-            text = Text(per_op(m, metric))
-            _append_ci(text, s)
-            if lib in naive and alternatives:
-                saving = 1 - us / naive[lib]
-                text.append(f" ({-saving * 100:+.0f}%)", style="green" if saving > 0 else "red")
-            else:
-                naive[lib] = us
-            if m.note:
-                text.append(" †", style="dim")
-            cells.append(text)
-        table.add_row(escape(first.label), *cells)
-    return table
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        s = m.summary(metric)
+        if s is None:
+            return None
+        us = m.instructions_per_op() if metric == "instructions" else m.micros_per_op(metric)
+        text = Text(per_op(m, metric))
+        _append_ci(text, s)
+        if m.lib in naive and alternatives:
+            saving = 1 - us / naive[m.lib]
+            text.append(f" ({-saving * 100:+.0f}%)", style="green" if saving > 0 else "red")
+        else:
+            naive[m.lib] = us
+        if m.note:
+            text.append(" †", style="dim")
+        return text
+    return _fill(_lib_table(title, "way", libs), rows, libs, draw)
 
 
 def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
@@ -182,26 +186,21 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
     table = _lib_table(f"{group} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
                        "protocol group certificate client-SSL_CTX", libs)
     table.caption, table.caption_justify = _star_caption(libs), "left"
-    for per_lib in rows.values():
-        best = fastest(per_lib, metric)
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            s = _ok(m, metric)
-            if s is None:
-                cells.append(_status(m))
-                continue
-            text = Text(per_op(m, metric), style="bold green" if m is best else "")
-            _append_ci(text, s)
-            client, server = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
-            if client is not None and server is not None:
-                text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
-            if metric != "instructions":
-                text.append(f"\n{s.median:,.0f}/s" + (" ★" if m is best else ""),
-                            style="bold green" if m is best else "")
-            cells.append(text)
-        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
-    return table
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        s = m.summary(metric)
+        if s is None:
+            return None
+        best = m is fastest(per_lib, metric)
+        text = Text(per_op(m, metric), style="bold green" if best else "")
+        _append_ci(text, s)
+        client, server = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
+        if client is not None and server is not None:
+            text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
+        if metric != "instructions":
+            text.append(f"\n{s.median:,.0f}/s" + (" ★" if best else ""), style="bold green" if best else "")
+        return text
+    return _fill(table, rows, libs, draw)
 
 
 def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
@@ -211,21 +210,18 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     what = "instructions per byte" if metric == "instructions" else f"throughput, median ±95% CI, {metric} time"
     table = _lib_table(f"{group} ({what}; send / receive time per write)", "protocol suite write size", libs)
     table.caption, table.caption_justify = _star_caption(libs), "left"
-    for per_lib in rows.values():
-        best = fastest(per_lib, metric)
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            text = cell(m, metric, m is best)
-            send, receive = (m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")) \
-                if m is not None and m.status == "ok" else (None, None)
-            if send is not None and receive is not None:
-                text.append(f"\n{micros(send)} / {micros(receive)}", style="dim")
-            cells.append(text)
-        first = next(iter(per_lib.values()))
+
+    def draw(m: Measurement, per_lib) -> Text:
+        text = cell(m, metric, m is fastest(per_lib, metric))
+        send, receive = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
+        if send is not None and receive is not None:
+            text.append(f"\n{micros(send)} / {micros(receive)}", style="dim")
+        return text
+
+    def label(first: Measurement) -> str:
         kernel = " kTLS" if first.case.endswith("/ktls") else ""
-        table.add_row(escape(" ".join(first.case.split("/")[2:4]) + f" {first.size:,} B{kernel}"), *cells)
-    return table
+        return " ".join(first.case.split("/")[2:4]) + f" {first.size:,} B{kernel}"
+    return _fill(table, rows, libs, draw, label)
 
 
 def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
@@ -234,30 +230,24 @@ def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: lis
     and what 10,000 connections hold; one line per connection count."""
     table = _lib_table(f"{group} (KiB per connection: client / server; peak during the handshake; "
                        "10,000 connections)", "protocol group certificate", libs)
-    for per_lib in rows.values():
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            if m is None or m.status != "ok" or not (m.extra or {}).get("connections"):
-                cells.append(_status(m))
-                continue
-            x = m.extra
-            lines = [f"N={n:,}: {c / 1024:.1f} / {s / 1024:.1f} KiB, peak {p / 1024:.1f} KiB, "
-                     f"{e * 10_000 / 2**20:,.0f} MiB for 10k pairs"
-                     for n, c, s, p, e in zip(x["connections"], x["client_bytes"], x["server_bytes"],
-                                              x["peak_bytes"], x["established_bytes"])]
-            text = Text("\n".join(lines))
-            text.append(f"\n{m.note}", style="dim")
-            cells.append(text)
-        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
-    return table
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        x = m.extra or {}
+        if not x.get("connections"):
+            return None
+        lines = [f"N={n:,}: {c / 1024:.1f} / {s / 1024:.1f} KiB, peak {p / 1024:.1f} KiB, "
+                 f"{e * 10_000 / 2**20:,.0f} MiB for 10k pairs"
+                 for n, c, s, p, e in zip(x["connections"], x["client_bytes"], x["server_bytes"],
+                                          x["peak_bytes"], x["established_bytes"])]
+        text = Text("\n".join(lines))
+        text.append(f"\n{m.note}", style="dim")
+        return text
+    return _fill(table, rows, libs, draw)
 
 
 def descstat(label: str, values_ns: list[int]) -> str:
     """A descstat line (as in the curl regression report), in seconds:
     n min max mean median p95 p99 stdev sum."""
-    from sslperf.stats import describe
-
     s = describe([v / 1e9 for v in values_ns])
     return (f"{label}: n={s.n} min={s.min:.4f} max={s.max:.4f} mean={s.mean:.4f} median={s.median:.4f} "
             f"p95={s.p95:.4f} p99={s.p99:.4f} stdev={s.stdev:.4f} sum={s.sum:.3f}")
@@ -267,59 +257,44 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
                     fastest=None) -> Table:
     """Per request: connect, TLS done (pretransfer) and total, median and p95,
     with descstat lines (as in the curl regression report) under each cell."""
-    from sslperf.stats import describe
-
     table = _lib_table(f"{group} (ms per request: median, p95; connect → pretransfer → total)", "request", libs,
                        justify="left")
-    for per_lib in rows.values():
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            if m is None or m.status != "ok" or not m.extra:
-                cells.append(_status(m))
-                continue
-            text = Text()
-            for key, name in (("connect_ns", "connect"), ("pretransfer_ns", "pretransfer"), ("total_ns", "total")):
-                s = describe([v / 1e6 for v in m.extra[key]])
-                text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != "connect_ns" else "")
-            text.append(descstat("pretransfer", m.extra["pretransfer_ns"]) + "\n", style="dim")
-            text.append(descstat("______total", m.extra["total_ns"]), style="dim")
-            if m.note:
-                text.append(f"\n{m.note}", style="dim")
-            cells.append(text)
-        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
-    return table
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        if not m.extra:
+            return None
+        text = Text()
+        for key, name in (("connect_ns", "connect"), ("pretransfer_ns", "pretransfer"), ("total_ns", "total")):
+            s = describe([v / 1e6 for v in m.extra[key]])
+            text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != "connect_ns" else "")
+        text.append(descstat("pretransfer", m.extra["pretransfer_ns"]) + "\n", style="dim")
+        text.append(descstat("______total", m.extra["total_ns"]), style="dim")
+        if m.note:
+            text.append(f"\n{m.note}", style="dim")
+        return text
+    return _fill(table, rows, libs, draw)
 
 
 def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
                    fastest=None) -> Table:
     """Each case's rate by thread count, and the scaling efficiency: rate at
     N / (N × rate at 1 thread), 100% when N threads do N times the work."""
-    from sslperf.measure.threads import efficiency
-
     table = _lib_table(f"{group} (median ±95% CI; scaling efficiency)", "case [mode]: threads", libs)
-    everything = [m for per_lib in rows.values() for m in per_lib.values()]
-    scaling = efficiency(everything, metric)
-    for per_lib in rows.values():
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            s = _ok(m, metric)
-            if s is None:
-                cells.append(_status(m))
-                continue
-            text = Text(throughput(s.median) if m.unit == "bytes" else rate(s.median))
-            text.append(f" ±{s.ci_half_width * 100:.1f}%", style="dim")
-            if (m.case, lib) in scaling:
-                text.append(f" {scaling[(m.case, lib)] * 100:.0f}%", style="bold")
-            cells.append(text)
-        table.add_row(escape(next(iter(per_lib.values())).label), *cells)
-    return table
+    scaling = efficiency([m for per_lib in rows.values() for m in per_lib.values()], metric)
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        s = m.summary(metric)
+        if s is None:
+            return None
+        text = Text(throughput(s.median) if m.unit == "bytes" else rate(s.median))
+        text.append(f" ±{s.ci_half_width * 100:.1f}%", style="dim")
+        if (m.case, m.lib) in scaling:
+            text.append(f" {scaling[(m.case, m.lib)] * 100:.0f}%", style="bold")
+        return text
+    return _fill(table, rows, libs, draw)
 
 
 def _star_caption(libs: list[str]) -> str | None:
-    from sslperf.report.ranking import ALPHA, THRESHOLD
-
     if len(libs) < 2:
         return None
     return (f"★: faster than the next best by compare's test (p < {ALPHA:g}, > {THRESHOLD:.0%}); "
@@ -335,8 +310,6 @@ def _fastest_in(run: Run | None):
     """The function that picks a row's significant winner: the library alone
     in first place of the ranking (report.ranking), which pairs only the
     libraries of one interleaved run."""
-    from sslperf.report.ranking import rank_case
-
     lib_runs = dict((run.settings.get("lib_runs") or {}) if run is not None else {})
 
     def run_of(lib: str) -> str:

@@ -1,4 +1,4 @@
-"""The report page of one run (or several merged): the machine and the
+"""report.html: the page of one run (or several merged): the machine and the
 libraries as readable tables, warnings, interactive charts (relative to a
 chosen baseline by default), rankings, the tables and the verdicts. The
 matplotlib PNG/SVG figures are written beside it for export."""
@@ -11,8 +11,8 @@ from pathlib import Path
 from sslperf import families
 from sslperf.compare import Column, compare
 from sslperf.report import charts as charts_data
-from sslperf.report import page
-from sslperf.report.plots import Figure
+from sslperf.report import page_frame
+from sslperf.report.figures import Figure
 from sslperf.report.ranking import rank_run
 from sslperf.report.terminal import micros, rate, throughput
 from sslperf.results import Run
@@ -184,7 +184,7 @@ def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", flo
     intro = (f"<p>Run{'s' if merged else ''} <b>{escape(', '.join(merged or [run.id]))}</b>, started "
              f"{escape(run.started)}, {state}. Figures are medians with their 95% confidence interval; tables use "
              f"{escape(metric)} time.</p>")
-    body = f"""<h2>Charts</h2>{page.chart_divs(chart_list) or '<p>Nothing to draw.</p>'}
+    body = f"""<h2>Charts</h2>{page_frame.chart_divs(chart_list) or '<p>Nothing to draw.</p>'}
 <h2>Libraries</h2>{libs_table(run)}
 <h2>Machine</h2>{facts_table(run.environment)}
 <h2>Warnings</h2>{warnings}
@@ -192,7 +192,7 @@ def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", flo
 <h2>Results</h2>{_results_tables(run, metric, winners)}
 <h2>Verdicts</h2>{_verdicts(run, metric, floors)}
 <h2>Figures as files</h2>{_exports(figures, out)}"""
-    return page.render("sslperf report", intro, body, data)
+    return page_frame.render("sslperf report", intro, body, data)
 
 
 

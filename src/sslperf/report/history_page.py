@@ -1,4 +1,4 @@
-"""A case across the stored runs, as asv draws a benchmark across commits:
+"""history.html: cases across the stored runs, as asv draws a benchmark across commits:
 one series per library flavor (and variant, and host when there are
 several), its points ordered by library version or by the date of the run.
 Each point is marked with the verdict of `compare`'s test against the
@@ -8,15 +8,18 @@ holds the releases it searched, so they appear as points of their own."""
 
 from __future__ import annotations
 
-from sslperf.libs import versions
-from sslperf.report.charts import ALPHA, THRESHOLD, metrics_present, ratio_point
+from html import escape
+
 from sslperf.compare import change
-from sslperf.store import StoredResult
+from sslperf.libs import versions
+from sslperf.report import page_frame
+from sslperf.report.charts import ALPHA, THRESHOLD, metrics_present, ratio_point
+from sslperf.results import RecordedMeasurement
 
 DEFAULT_VARIANTS = ("", "default", "unknown")
 
 
-def series_key(result: StoredResult, several_hosts: bool) -> str:
+def series_key(result: RecordedMeasurement, several_hosts: bool) -> str:
     key = result.flavor or result.measurement.lib
     if result.variant not in DEFAULT_VARIANTS:
         key += f"+{result.variant}"
@@ -25,7 +28,7 @@ def series_key(result: StoredResult, several_hosts: bool) -> str:
     return f"{key} on {result.host or 'an unnamed host'}" if several_hosts else key
 
 
-def version_label(result: StoredResult) -> str:
+def version_label(result: RecordedMeasurement) -> str:
     """`openssl 3.0.8`; a build of a commit (NAME-VERSION-gSHA, from `bisect --git`) keeps its commit."""
     if not result.version:
         return result.measurement.lib
@@ -33,13 +36,13 @@ def version_label(result: StoredResult) -> str:
     return f"{result.flavor} {result.version}" + (f" g{commit}" if commit else "")
 
 
-def pairable(a: StoredResult, b: StoredResult) -> bool:
+def pairable(a: RecordedMeasurement, b: RecordedMeasurement) -> bool:
     """Two results taken side by side in one interleaved run. A bisect's
     run gathers the measurements of all its steps, which were not."""
     return a.run_id == b.run_id and a.source != "sslperf bisect"
 
 
-def search_position(result: StoredResult) -> int:
+def search_position(result: RecordedMeasurement) -> int:
     """Where a bisect placed this library in the history it searched (0 elsewhere):
     commits of one version are ordered by it."""
     points = (result.settings.get("bisect") or {}).get("points") or []
@@ -48,13 +51,13 @@ def search_position(result: StoredResult) -> int:
     return next((i for i, t in enumerate(tokens) if t and (t == lib or lib.endswith(t))), 0)
 
 
-def _verdict(earlier: StoredResult, later: StoredResult, metric: str, floors) -> dict | None:
+def _verdict(earlier: RecordedMeasurement, later: RecordedMeasurement, metric: str, floors) -> dict | None:
     point = ratio_point(change(earlier.measurement, later.measurement, metric, THRESHOLD, ALPHA,
                                paired=pairable(earlier, later), floors=floors))
     return point and {**point, "vs": f"{version_label(earlier)} (run {earlier.run_id})"}
 
 
-def _point(result: StoredResult, key: str, rank: int, metrics: list[str]) -> dict:
+def _point(result: RecordedMeasurement, key: str, rank: int, metrics: list[str]) -> dict:
     figures = {}
     for metric in metrics:
         s = result.measurement.summary(metric)
@@ -66,7 +69,7 @@ def _point(result: StoredResult, key: str, rank: int, metrics: list[str]) -> dic
             "verdicts": {"version": {}, "date": {}}}
 
 
-def case_chart(chart_id: str, results: list[StoredResult], several_hosts: bool, floors=None) -> dict | None:
+def case_chart(chart_id: str, results: list[RecordedMeasurement], several_hosts: bool, floors=None) -> dict | None:
     """One case's history chart, or None when no run measured it."""
     if not results:
         return None
@@ -81,7 +84,7 @@ def case_chart(chart_id: str, results: list[StoredResult], several_hosts: bool, 
         members = [(p, r) for p, r in zip(points, results) if p["series"] == key]
         # By version: each point against the newest run of the version before it in the series.
         by_version = sorted(members, key=lambda pr: (pr[0]["rank"], pr[1].started))
-        newest: dict[int, StoredResult] = {}
+        newest: dict[int, RecordedMeasurement] = {}
         for point, result in by_version:
             earlier_ranks = [rank for rank in newest if rank < point["rank"]]
             if earlier_ranks:
@@ -90,7 +93,7 @@ def case_chart(chart_id: str, results: list[StoredResult], several_hosts: bool, 
                     point["verdicts"]["version"][metric] = _verdict(earlier, result, metric, floors)
             newest[point["rank"]] = result
         # By date: each point against the previous run of the very same library.
-        previous: dict[str, StoredResult] = {}
+        previous: dict[str, RecordedMeasurement] = {}
         for point, result in sorted(members, key=lambda pr: pr[1].started):
             earlier = previous.get(result.measurement.lib)
             if earlier is not None:
@@ -103,8 +106,8 @@ def case_chart(chart_id: str, results: list[StoredResult], several_hosts: bool, 
             "points": points, "version_order": version_order}
 
 
-def history_charts(results: list[StoredResult], floors=None) -> list[dict]:
-    by_case: dict[str, list[StoredResult]] = {}
+def history_charts(results: list[RecordedMeasurement], floors=None) -> list[dict]:
+    by_case: dict[str, list[RecordedMeasurement]] = {}
     for result in results:
         by_case.setdefault(result.measurement.case, []).append(result)
     several_hosts = len({r.host for r in results}) > 1      # one naming of the series on every chart
@@ -114,16 +117,12 @@ def history_charts(results: list[StoredResult], floors=None) -> list[dict]:
 
 
 def render(charts: list[dict], patterns: tuple[str, ...], hosts: list[str], runs: int) -> str:
-    from html import escape
-
-    from sslperf.report import page
-
     intro = (f"<p>{len(charts)} case{'s' if len(charts) != 1 else ''} matching "
              f"<b>{escape(' '.join(patterns))}</b> across {runs} stored run{'s' if runs != 1 else ''} on "
              f"{escape(', '.join(hosts) or 'no host')}. A series is one library flavor (and variant, and host when "
              "there are several). ▲ / ▼ (large markers) mark a significant change against the previous version "
              "(by date: the previous run of the same library); hover a point for the test, its p and method. "
              "Runs of one machine only compare with each other honestly: across hosts use the hosts page.</p>")
-    body = page.chart_divs(charts)
-    return page.render("sslperf history", intro, body,
+    body = page_frame.chart_divs(charts)
+    return page_frame.render("sslperf history", intro, body,
                        {"charts": charts, "default_view": "absolute", "history": True})

@@ -1,4 +1,4 @@
-"""Pictures of runs (matplotlib, PNG and SVG), each readable on its own:
+"""The PNG and SVG figures of a report (matplotlib), each readable on its own:
 throughput against size per algorithm with the libraries as series, grouped
 bars for signatures, key exchange and KEMs, version-over-version lines,
 RSA/EC/FFDH scaling with the fitted `a` of the `openssl speed` plotting
@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 from sslperf import families  # noqa: E402
+from sslperf.libs.versions import sort_key
 from sslperf.results import Measurement, Run  # noqa: E402
 from sslperf.stats import doubling_fit  # noqa: E402
 from sslperf.userfiles import Batch  # noqa: E402
@@ -105,7 +106,8 @@ def throughput_by_size(run: Run, files: Batch, formats: tuple[str, ...], metric:
         fig.tight_layout()
         fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 3), bbox_to_anchor=(0.5, 0.0),
                    fontsize=8)
-        title = f"{group}: {operation}" + (" (openssl speed's loop)" if workload == "speed-compat" else "")
+        title = f"{group}: {operation}" + (" (openssl speed's loop)" if workload == "speed-compat" else
+                                            "" if workload == "record" else f" [{workload}]")   # afalg: kernel, user
         fig.suptitle(title, y=1.03)
         name = _slug(f"throughput-{group}-{operation}-{workload}")
         figures.append(Figure(name, title, _save(fig, files, name, formats)))
@@ -156,8 +158,6 @@ def version_lines(run: Run, files: Batch, formats: tuple[str, ...], metric: str 
     """Each chosen case's median across the libraries in version order
     (flavor, then version), relative to the oldest: how a figure moved from
     version to version."""
-    from sslperf.libs.versions import sort_key
-
     libs = [lib.name for lib in sorted(run.libs, key=lambda lib: (lib.flavor or "", sort_key(lib.version or "0")))]
     if len(libs) < 2:
         return []

@@ -1,4 +1,4 @@
-"""The frame every report page shares: style, the links between the pages
+"""The frame every page of a report directory shares: style, the links between the pages
 of one report directory, the toolbar, and the charts' data with Plotly and
 the drawing script embedded, so a page opens offline and asks the network
 for nothing."""

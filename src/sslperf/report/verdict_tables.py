@@ -1,4 +1,4 @@
-"""Rendering a Comparison: terminal tables and Markdown, benchstat style."""
+"""A comparison's verdicts as terminal tables and Markdown, benchstat style (`sslperf compare`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The same library on several machines, side by side: what a fleet
+"""hosts.html: the same library on several machines, side by side: what a fleet
 operator choosing ciphers per machine type reads from a shared store. A
 library is the same when its flavor, version and variant are; per host its
 newest finished result of each case is taken. Hosts are told apart by name,
@@ -6,15 +6,18 @@ with their CPU model and crypto flags in the legend."""
 
 from __future__ import annotations
 
+from html import escape
+
 from sslperf import families
+from sslperf.report import page_frame
 from sslperf.report.charts import Cell, chart
-from sslperf.report.history import DEFAULT_VARIANTS
-from sslperf.store import StoredResult
+from sslperf.report.history_page import DEFAULT_VARIANTS
+from sslperf.results import RecordedMeasurement
 
 FINISHED = ("complete", "incomplete", "interrupted")     # a crashed or still-running run is not taken
 
 
-def library(result: StoredResult) -> str:
+def library(result: RecordedMeasurement) -> str:
     name = f"{result.flavor}-{result.version}" if result.version else result.measurement.lib
     name += f"+{result.variant}" if result.variant not in DEFAULT_VARIANTS else ""
     mask = result.environment.get("mask")
@@ -36,8 +39,6 @@ def host_legends(environments: dict[str, dict]) -> dict[str, str]:
 
 
 def hosts_table(environments: dict[str, dict]) -> str:
-    from html import escape
-
     rows = "".join(f"<tr><td>{escape(host)}</td><td>{escape(env.get('cpu_model') or '')}</td>"
                    f"<td>{escape(str(env.get('cpus') or ''))}</td><td>{escape(' '.join(env.get('cpu_flags') or []))}</td>"
                    f"<td>{escape(env.get('kernel') or '')}</td></tr>" for host, env in sorted(environments.items()))
@@ -45,20 +46,20 @@ def hosts_table(environments: dict[str, dict]) -> str:
             f"<th>kernel</th></tr>{rows}</table>")
 
 
-def newest_per_host(results: list[StoredResult]) -> dict[tuple[str, str, str], StoredResult]:
+def newest_per_host(results: list[RecordedMeasurement]) -> dict[tuple[str, str, str], RecordedMeasurement]:
     """(library, host, case) → the newest finished result (results come oldest first)."""
-    chosen: dict[tuple[str, str, str], StoredResult] = {}
+    chosen: dict[tuple[str, str, str], RecordedMeasurement] = {}
     for result in results:
         if result.state in FINISHED and result.host:
             chosen[(library(result), result.host, result.measurement.case)] = result
     return chosen
 
 
-def hosts_charts(results: list[StoredResult], libraries: tuple[str, ...] = (), floors=None) -> list[dict]:
+def hosts_charts(results: list[RecordedMeasurement], libraries: tuple[str, ...] = (), floors=None) -> list[dict]:
     """Per library measured on two hosts or more, a chart per family group:
     its cases on x, one series per host."""
     chosen = newest_per_host(results)
-    by_library: dict[str, dict[tuple[str, str], StoredResult]] = {}
+    by_library: dict[str, dict[tuple[str, str], RecordedMeasurement]] = {}
     for (lib, host, case), result in chosen.items():
         if not libraries or lib in libraries or result.measurement.lib in libraries:
             by_library.setdefault(lib, {})[(host, case)] = result
@@ -89,15 +90,11 @@ def hosts_charts(results: list[StoredResult], libraries: tuple[str, ...] = (), f
     return charts
 
 
-def render(charts: list[dict], results: list[StoredResult]) -> str:
-    from html import escape
-
-    from sslperf.report import page
-
+def render(charts: list[dict], results: list[RecordedMeasurement]) -> str:
     environments = {host: result.environment for (_, host, _), result in newest_per_host(results).items()}
     intro = (f"<p>Libraries measured on more than one of the hosts {escape(', '.join(sorted(environments)))}. "
              "Relative views give each host as a % of the baseline host, with the CI of the ratio across worker "
              "processes (Welch's test: different runs are never paired). A legend names the crypto CPU flags that "
              f"set its host apart; the full lists:</p>{hosts_table(environments)}")
-    return page.render("sslperf hosts", intro, page.chart_divs(charts),
+    return page_frame.render("sslperf hosts", intro, page_frame.chart_divs(charts),
                        {"charts": charts, "default_view": "relative"})

@@ -1,4 +1,4 @@
-"""The catalog: which library flavors sslperf can build, the versions their
+"""The releases on offer: which library flavors sslperf can build, the versions their
 sources offer, and how a short name such as `openssl-3.3+minimal` resolves.
 
 A name is FLAVOR[-VERSION][+VARIANT…]. VERSION may be a prefix (`3.3` is the
@@ -94,7 +94,7 @@ class Release:
         return self.crate.cksum
 
 
-def releases(flavor: str, refresh: bool = False) -> list[Release]:
+def offered(flavor: str, refresh: bool = False) -> list[Release]:
     """Every version of `flavor` on crates.io, oldest first; where several
     crate versions carry the same library version, the newest crate wins."""
     spec = FLAVORS[flavor]
@@ -126,7 +126,7 @@ def resolve(name: LibName) -> Release:
             hint=f"Known flavors: {', '.join(FLAVORS)} (plus `system` and names added with "
             "`sslperf libs add`); `sslperf libs available` lists every version.",
         )
-    found = releases(name.flavor)
+    found = offered(name.flavor)
     version = versions.newest_matching(name.version, [r.version for r in found])
     if version is None:
         title = FLAVORS[name.flavor].title

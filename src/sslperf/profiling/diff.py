@@ -1,6 +1,7 @@
-"""Comparing two profiles: every function's shares in both, matched by name
-(X and X_ex, OpenSSL 3.0's library-context form, as one), and the functions
-whose share moved most, a call chain with equal shares as one row."""
+"""The difference of two profiles (`profile --vs`, `compare --explain`,
+bisect): every function's shares in both, matched by name (X and X_ex,
+OpenSSL 3.0's library-context form, as one), and the functions whose share
+moved most, a call chain with equal shares as one row."""
 
 from __future__ import annotations
 

@@ -27,8 +27,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from sslperf.measure.suites import select_ids
 from sslperf.results import PROCESS_KEY, Measurement, Run
-from sslperf.stats import RatioTest, Summary, geometric_mean, mann_whitney_p, paired_ratio, welch_ratio
+from sslperf.stats import (
+    RatioTest,
+    Summary,
+    geometric_mean,
+    mann_whitney_p,
+    paired_ratio,
+    welch_ratio,
+)
 
 MIN_SAMPLES_FOR_TEST = 3
 DEFAULT_THRESHOLD = 0.02     # --threshold: the smallest change called (before the noise floor)
@@ -169,8 +177,6 @@ def change(base: Measurement, other: Measurement, metric: str, threshold: float,
 def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", threshold: float = DEFAULT_THRESHOLD,
             alpha: float = DEFAULT_ALPHA, patterns: tuple[str, ...] = (), floors: Floors | None = None) -> Comparison:
     """Compare `columns` (the first is the baseline) over their common cases."""
-    from sslperf.measure.suites import select_ids
-
     def index(column: Column) -> dict[str, Measurement]:
         return {m.case: m for m in runs[column.run_id].measurements if m.lib == column.lib}
 

@@ -1,15 +1,18 @@
-"""A bisect as the command runs it: points built on demand (cached, with
+"""The probe a bisect searches with: points built on demand (cached, with
 progress), each step one interleaved, pinned run of the case on two or three
 libraries, the verdicts read with the noise floor, everything kept as one
-stored run, and the boundary explained by a profile of its two sides."""
+stored run, and the boundary explained by a profile of its two sides.
+Also the bisect's own policy: which metric decides (`auto`) and the
+threshold each metric starts from."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import shutil
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sslperf.bisect.search import EndUnusable, Outcome, Search
 from sslperf.bisect.space import Space
@@ -18,12 +21,27 @@ from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import build as builder
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
+from sslperf.libs.system import find_system
+from sslperf.measure import certificates
+from sslperf.measure.modes import run_cases
 from sslperf.measure.runner import Settings
-from sslperf.measure.session import certificates, run_cases
 from sslperf.measure.suites import Case
+from sslperf.profiling.explain import profile_pair
 from sslperf.results import Measurement, Run
 
 LONGER = 2          # an unclear step is measured again with this many times the processes and samples
+DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}      # %, when --threshold is not given
+
+
+def choose_metric(requested: str) -> tuple[str, str]:
+    """(the metric that decides each step, why). auto: instructions counted by
+    callgrind where valgrind is installed (they do not move with the
+    machine's load), else wall time."""
+    if requested != "auto":
+        return requested, "asked for"
+    if shutil.which("valgrind"):
+        return "instructions", "auto: valgrind is installed; counts do not move with the machine's load"
+    return "wall", "auto: valgrind is not installed (install it for the deterministic instruction counts)"
 
 
 @dataclass
@@ -65,13 +83,13 @@ class RealProbe:
     """Builds and measures the points of `space` for `case`."""
 
     def __init__(self, space: Space, case: Case, settings: Settings, judge: Judge, events: Events,
-                 env: dict[str, str]):
+                 cert_dir: Path | None):
         self.space = space
         self.case = case
         self.settings = settings
         self.judge = judge
         self.events = events
-        self.env = env
+        self.cert_dir = cert_dir         # made once for every step
         self.libs: dict[int, Lib] = {}
         self.builds: list[Build] = []
         self.runs: list[Run] = []
@@ -109,8 +127,8 @@ class RealProbe:
         self.events.measuring([self.space.points[i].label for i in indexes], longer)
         started = time.monotonic()
         run = run_cases([self.libs[i] for i in indexes], [self.case], settings, None, "sslperf bisect",
-                        {"suite": "bisect-step", "metric": self.judge.metric}, self.env,
-                        progress=self.events.measured)
+                        {"suite": "bisect-step", "metric": self.judge.metric},
+                        progress=self.events.measured, cert_dir=self.cert_dir)
         self.measure_seconds += time.monotonic() - started
         self.runs.append(run)
         return run
@@ -165,8 +183,8 @@ def bisect(space: Space, case: Case, settings: Settings, judge: Judge, events: E
     """Search `space` for where `case` changed; the result is stored (when
     `store` is given) even if the search is interrupted."""
     started = time.monotonic()
-    with _case_env(case, space) as env:
-        probe = RealProbe(space, case, settings, judge, events, env)
+    with _certificates(case) as cert_dir:
+        probe = RealProbe(space, case, settings, judge, events, cert_dir)
         search = Search(len(space.points), probe, on_step=events.step)
         result = Bisect(case.id, space, judge, search.outcome, probe, 0.0)
         try:
@@ -182,24 +200,18 @@ def bisect(space: Space, case: Case, settings: Settings, judge: Judge, events: E
     return result
 
 
-@contextlib.contextmanager
-def _case_env(case: Case, space: Space) -> Iterator[dict[str, str]]:
-    """API and TLS cases read certificates; they are made once, by the first
-    library that builds (any of them makes the same kind of files)."""
-    if case.family not in ("tls", "api"):
-        yield {}
-        return
-    with certificates(installed.find("system") if _has_system() else _any_built()) as cert_dir:
-        yield {"SSLPERF_CERT_DIR": str(cert_dir)}
+def _certificates(case: Case):
+    """API and TLS cases read certificates; they are made once for every
+    step, by the system library or else any built one (each makes the same
+    kind of files)."""
+    if not certificates.needed([case]):
+        return contextlib.nullcontext(None)
+    return certificates.made_by(_certificate_maker())
 
 
-def _has_system() -> bool:
-    from sslperf.libs.system import find_system
-
-    return find_system() is not None
-
-
-def _any_built() -> Lib:
+def _certificate_maker() -> Lib:
+    if find_system() is not None:
+        return installed.find("system")
     found = installed.built_libs()
     if not found:
         raise SslperfError("API and TLS cases need a library to make their certificates, and none is in hand.",
@@ -238,8 +250,6 @@ def _record(result: Bisect, store) -> Run | None:
 
 def explain(result: Bisect, top_boundaries: int = 2) -> None:
     """Profile each found step's two sides, the largest steps first."""
-    from sslperf.profiling.explain import profile_pair
-
     for boundary in [b for b in result.outcome.boundaries if b.kind == "step"][:top_boundaries]:
         older, newer = result.probe.libs[boundary.before], result.probe.libs[boundary.after]
         result.explanations.append((boundary, *profile_pair(older, newer, result.case)))

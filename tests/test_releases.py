@@ -3,7 +3,7 @@
 import pytest
 
 from sslperf.errors import UnknownLibrary
-from sslperf.libs import catalog
+from sslperf.libs import releases
 
 
 @pytest.mark.parametrize("text, flavor, version, variants", [
@@ -16,7 +16,7 @@ from sslperf.libs import catalog
     ("my-build", "my-build", None, ()),
 ])
 def test_parse_name(text, flavor, version, variants):
-    name = catalog.parse_name(text)
+    name = releases.parse_name(text)
     assert (name.flavor, name.version, name.variants) == (flavor, version, variants)
     assert str(name) == text
 
@@ -24,7 +24,7 @@ def test_parse_name(text, flavor, version, variants):
 @pytest.mark.parametrize("bad", ["", "+minimal", "openssl-3.3+", "openssl++Os"])
 def test_parse_name_rejects_malformed(bad):
     with pytest.raises(UnknownLibrary, match="not a library name"):
-        catalog.parse_name(bad)
+        releases.parse_name(bad)
 
 
 @pytest.mark.parametrize("text, version, crate_version", [
@@ -38,14 +38,14 @@ def test_parse_name_rejects_malformed(bad):
     ("openssl", "4.0.3", "400.0.2+4.0.3"),
 ])
 def test_resolve_short_names(recorded_index, text, version, crate_version):
-    release = catalog.resolve(catalog.parse_name(text))
+    release = releases.resolve(releases.parse_name(text))
     assert release.version == version
     assert release.crate.crate_version == crate_version
     assert len(release.digest) == 64
 
 
 def test_yanked_and_unlabelled_crates_are_not_offered(recorded_index):
-    offered = [r.version for r in catalog.releases("openssl")]
+    offered = [r.version for r in releases.offered("openssl")]
     assert "3.0.6" not in offered          # 300.0.10+3.0.6 is yanked
     assert "110.0.0" not in offered        # an early crate without the OpenSSL version
     assert offered == sorted(set(offered), key=offered.index)
@@ -53,7 +53,7 @@ def test_yanked_and_unlabelled_crates_are_not_offered(recorded_index):
 
 def test_unknown_version_lists_the_known_series(recorded_index):
     with pytest.raises(UnknownLibrary) as info:
-        catalog.resolve(catalog.parse_name("openssl-3.9"))
+        releases.resolve(releases.parse_name("openssl-3.9"))
     text = str(info.value)
     assert "No OpenSSL version matches `3.9`" in text
     for newest in ("1.1.1w", "3.0.8", "3.3.2", "3.6.3", "4.0.3"):
@@ -62,4 +62,4 @@ def test_unknown_version_lists_the_known_series(recorded_index):
 
 def test_unknown_flavor_names_the_known_ones(recorded_index):
     with pytest.raises(UnknownLibrary, match="boringssl, aws-lc"):
-        catalog.resolve(catalog.parse_name("wolfssl-5.0"))
+        releases.resolve(releases.parse_name("wolfssl-5.0"))

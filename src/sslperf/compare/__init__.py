@@ -1,0 +1,9 @@
+"""`compare`: libraries or runs side by side with verdicts (verdicts), and
+what a user's items name — libraries, runs, RUN:LIB — as columns (columns)."""
+
+from sslperf.compare.columns import picked_lines, resolve
+from sslperf.compare.verdicts import (DEFAULT_ALPHA, DEFAULT_THRESHOLD, MIN_SAMPLES_FOR_TEST, Change, Column, Comparison,
+                                      Floors, Row, change, compare, process_test)
+
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_THRESHOLD", "MIN_SAMPLES_FOR_TEST", "Change", "Column", "Comparison", "Floors",
+           "Row", "change", "compare", "picked_lines", "process_test", "resolve"]

@@ -1,0 +1,164 @@
+"""The measured runs the verbs start, each recorded the one way
+(recording.record) and each making the certificates its cases read:
+
+- cases:        the interleaved, pinned runner (speed, api, tls in memory);
+- loopback:     real HTTPS GETs over 127.0.0.1 (the harness's client, a real curl, or both);
+- transfer-tcp: bulk transfer over a loopback TCP connection, kernel TLS off and on;
+- memory:       bytes per TLS connection, connections taken through the handshake in lockstep;
+- threads:      any case's rate with each thread count.
+
+`tls(request, …)` runs the one `sslperf tls` asked for (plan.TlsRequest)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from sslperf.errors import BuildFailed
+from sslperf.libs import curl as curl_builds
+from sslperf.libs.model import Lib
+from sslperf.measure import certificates, curl_client, loopback, memory, pinning, threads
+from sslperf.measure.case_ids import Case
+from sslperf.measure.plan import THREAD_ROUNDS, TlsRequest, check_threads
+from sslperf.measure.recording import Keep, new_run, record
+from sslperf.measure.runner import Progress, Runner, Settings
+from sslperf.results import Run
+
+# The curl regression's two connection shapes, measured when no case is chosen.
+CURL_SHAPES = [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048")]
+
+
+def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
+              extra_settings: dict | None = None, extra_env: dict | None = None,
+              progress: Progress | None = None, cert_dir: Path | None = None) -> Run:
+    """`cases` on `libs`, interleaved, each finished case kept as it ends;
+    certificates made for cases that read them (unless `cert_dir` is given)."""
+    with certificates.for_cases(libs[0], cases, cert_dir) as made:
+        runner = Runner(libs, settings, extra_settings, {**(extra_env or {}), **certificates.env(made)})
+        try:
+            return record(runner.run, store, source, lambda keep: runner.measure(
+                cases, progress, on_measurement=keep,
+                on_update=(lambda m: store.replace(runner.run.id, m)) if store else None))
+        finally:
+            runner.close()
+
+
+def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
+                 on_build: Callable[[str], None] | None = None) -> Run:
+    """Real HTTPS GETs over 127.0.0.1: the protocol/group/certificate of the
+    chosen cases (at most four), else the curl regression's two shapes. The
+    client is the harness's (a new and a shared client SSL_CTX), a real curl
+    built against each library (`client="curl"`), or both side by side."""
+    run = new_run(libs, {"suite": "tls-loopback", "requests": request.requests,
+                         "server_lib": request.server and request.server.name, "client": request.client})
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
+    shapes = list(dict.fromkeys(tuple(c.id.split("/")[2:5]) for c in cases if c.id.startswith("tls/handshake/")))
+    shapes = shapes[:4] if request.chosen else CURL_SHAPES
+    curls, refused = {}, {}
+    for lib in libs if request.client in ("curl", "both") else ():
+        try:
+            if on_build:
+                on_build(f"curl against {lib.name}")
+            curls[lib.name] = curl_builds.build(lib, curl_spec=request.curl)
+        except BuildFailed as failed:
+            refused[lib.name] = failed.message.split("Last lines:")[0].strip()
+            run.warnings.append(refused[lib.name] + (f" {failed.hint}" if failed.hint else ""))
+
+    def measure(keep: Keep) -> None:
+        server = request.server
+        with certificates.made_by(libs[0]) as cert_dir:
+            for proto, group, cert in shapes:
+                for ctx in ("new", "shared") if request.client != "curl" else ():
+                    for lib in libs:
+                        keep(loopback.loopback(lib, server or lib, cert_dir, proto, group, cert, ctx,
+                                               request.requests))
+                for lib in libs if request.client != "harness" else ():
+                    if lib.name in curls:
+                        keep(curl_client.requests(curls[lib.name], lib, server or lib, cert_dir, proto, group,
+                                                  cert, request.requests))
+                    else:
+                        keep(curl_client.case(proto, group, cert).result(lib.name, "n/a", refused[lib.name]))
+    return record(run, store, "sslperf tls", measure)
+
+
+def run_transfer_tcp(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
+    """The transfer cases over loopback TCP, kernel TLS off and on."""
+    run = new_run(libs, {"suite": "tls-transfer-tcp", "seconds": seconds, "rounds": rounds})
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
+    shapes = [c.id.split("/")[2:5] for c in cases if c.id.startswith("tls/transfer/")]
+
+    def measure(keep: Keep) -> None:
+        with certificates.made_by(libs[0]) as cert_dir:
+            for proto, suite, size in shapes:
+                for ktls in (False, True):
+                    for lib in libs:
+                        keep(loopback.transfer(lib, cert_dir, proto, suite, int(size), int(seconds * 1000), rounds,
+                                               ktls))
+        kernel = sorted({m.reason.split("the kernel: ", 1)[1] for m in run.measurements
+                         if m.reason and "the kernel: " in m.reason})
+        if kernel:
+            run.warnings.append(f"this kernel cannot do TLS itself ({kernel[0]}): every kernel-TLS row is n/a here; "
+                                "on a kernel with the tls module (modprobe tls) and a library built with enable-ktls "
+                                "(the +ktls variant), those rows show what handing the records to the kernel saves.")
+    return record(run, store, "sslperf tls", measure)
+
+
+def run_memory(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...], chosen: bool) -> Run:
+    """Bytes per TLS connection of each library, for each connection count:
+    the chosen handshake cases (with a shared SSL_CTX), else the curl pattern's two."""
+    run = new_run(libs, {"suite": "tls-memory", "connections": ",".join(map(str, counts))})
+    picked = [c.id for c in cases if c.id.startswith("tls/handshake/") and c.id.endswith("/shared")] if chosen else []
+
+    def measure(keep: Keep) -> None:
+        with certificates.made_by(libs[0]) as cert_dir:
+            for case_id in picked or memory.CASES:
+                for lib in libs:
+                    keep(memory.per_connection(lib, cert_dir, case_id, list(counts)))
+    return record(run, store, "sslperf tls", measure)
+
+
+def run_threads(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...], seconds: float,
+                mode: str = "shared", source: str = "sslperf tls", rounds: int = THREAD_ROUNDS) -> Run:
+    """Each case's rate with each thread count (see measure.threads for the modes);
+    mode "shared" takes the first handshake case (default: the curl pattern's)."""
+    check_threads(cases if mode != "shared" else cases[:1], libs, list(counts), seconds)
+    run = new_run(libs, {"suite": "threads", "threads": ",".join(map(str, counts)), "thread_mode": mode})
+    run.environment["placement"] = {"thread_cpus": pinning.allowed()}
+    if mode == "shared":
+        chosen = [next((c.id for c in cases if c.id.startswith("tls/handshake/")),
+                       "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")]
+    else:
+        chosen = [c.id for c in cases]
+
+    def measure(keep: Keep) -> None:
+        with certificates.made_by(libs[0]) as cert_dir:
+            for case_id in chosen:
+                for lib in libs:
+                    for m in threads.across(lib, cert_dir, case_id, list(counts), int(seconds * 1000), rounds,
+                                            mode):
+                        keep(m)
+        cpus = run.environment.get("cpus") or 1
+        run.warnings.append(f"this machine has {cpus} CPU{'s' if cpus > 1 else ''}"
+                            + (f": beyond {cpus} threads the figures show threads sharing cores, not lock "
+                               "contention; only a machine with more CPUs shows where a library stops scaling "
+                               "(OpenSSL 3.0's locks, openssl/openssl#23388)." if max(counts) > cpus else
+                               f"; contention beyond {cpus} threads cannot show here."))
+    return record(run, store, source, measure)
+
+
+def tls(request: TlsRequest, libs: list[Lib], cases: list[Case], settings: Settings, store,
+        on_build: Callable[[str], None] | None = None) -> Run:
+    """The `sslperf tls` run `request` asks for."""
+    if request.mode == "transfer-tcp":
+        return run_transfer_tcp(libs, cases, store, request.seconds, request.rounds)
+    if request.mode == "loopback":
+        return run_loopback(libs, cases, store, request, on_build)
+    if request.mode == "memory":
+        return run_memory(libs, cases, store, request.connections, request.chosen)
+    if request.mode == "threads":
+        return run_threads(libs, cases, store, request.threads, request.thread_seconds, request.thread_mode,
+                           rounds=request.rounds)
+    return run_cases(libs, cases, settings, store, "sslperf tls", {"suite": "tls"})
+
