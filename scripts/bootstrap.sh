@@ -38,6 +38,14 @@ if [ "${EXTRAS:-}" = "test" ]; then
   want /usr/sbin/nginx nginx
   want /usr/sbin/haproxy haproxy
   want /usr/sbin/apache2 apache2
+  # The container image is built and run with podman on a base image mmdebstrap makes (no image
+  # registry): runc, because crun refuses hybrid cgroups (scripts/podman.sh says why); uidmap and
+  # fuse-overlayfs for podman run as a user other than root.
+  want podman podman
+  want runc runc
+  want mmdebstrap mmdebstrap
+  want newuidmap uidmap
+  want fuse-overlayfs fuse-overlayfs
 fi
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

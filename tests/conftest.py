@@ -7,10 +7,13 @@ library and the harness source) and the libraries the end-to-end tests build
 builds before the tests, runs the tests that do not time anything in two
 workers, each on a CPU of its own, and then the `timing` tests alone."""
 
+import glob
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -120,6 +123,40 @@ def built_fips(e2e_env):
     result = run_cli("libs", "build", FIPS_LIB, env=e2e_env, timeout=1800)
     assert result.returncode == 0, result.stderr + result.stdout
     return FIPS_LIB
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A private PostgreSQL server on loopback for the session (per xdist worker)."""
+    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not binaries:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is not installed; scripts/bootstrap.sh should have installed it")
+        pytest.skip("PostgreSQL is not installed")
+    bindir = binaries[-1]
+    datadir = tempfile.mkdtemp(prefix="sslperf-pg-", dir="/tmp")
+    as_postgres = []
+    if os.geteuid() == 0:       # initdb refuses root: run the server as the postgres user
+        shutil.chown(datadir, "postgres")
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    port = free_port()
+    subprocess.run([*as_postgres, f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U", "sslperf"], check=True,
+                   capture_output=True, timeout=120)
+    options = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1"
+    subprocess.run([*as_postgres, f"{bindir}/pg_ctl", "-D", datadir, "-o", options, "-l", f"{datadir}/log", "-w",
+                    "start"], check=True, capture_output=True, timeout=120)
+    try:
+        yield f"postgresql+psycopg://sslperf@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*as_postgres, f"{bindir}/pg_ctl", "-D", datadir, "-m", "fast", "stop"], capture_output=True,
+                       timeout=120)
+        shutil.rmtree(datadir, ignore_errors=True)
 
 
 @pytest.fixture

@@ -115,6 +115,14 @@ def test_a_run_whose_fips_module_fails_its_self_test_exits_1_and_says_so_last(bu
     run_id = re.search(r"kept as (\S+) ", last).group(1)
     assert run_cli("runs", "show", run_id).returncode == 0
 
+    # The same whatever the timing: a worker already gone when the command is sent answers with its reason.
+    from sslperf.measure.harness_client import Worker
+
+    with Worker(fips.columns(("openssl-3.6:fips=tampered-fips",), (), ())[0]) as worker:
+        assert worker.proc.wait(timeout=60) == 3
+        reply = worker.request("info", timeout=60)
+    assert reply.type == "error" and "self-test" in reply.data["reason"], reply
+
 
 def test_fips_variant_refuses_a_version_without_providers_and_a_stripped_tree(tmp_path):
     from sslperf.errors import SslperfError

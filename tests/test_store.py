@@ -3,15 +3,9 @@ test from the postgresql package that .ci/run installs)."""
 
 import dataclasses
 import datetime as dt
-import glob
 import json
 import multiprocessing
-import os
-import shutil
-import socket
 import sqlite3
-import subprocess
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -33,39 +27,6 @@ SAMPLES = sorted(p.name for p in SPEED.iterdir() if p.suffix in (".txt", ".json"
 
 # One PostgreSQL server for the module: its tests go to one worker.
 pytestmark = pytest.mark.xdist_group("postgres")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def postgres_url():
-    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-    if not binaries:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL is not installed; scripts/bootstrap.sh should have installed it")
-        pytest.skip("PostgreSQL is not installed")
-    bindir = binaries[-1]
-    datadir = tempfile.mkdtemp(prefix="sslperf-pg-", dir="/tmp")
-    as_postgres = []
-    if os.geteuid() == 0:       # initdb refuses root: run the server as the postgres user
-        shutil.chown(datadir, "postgres")
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    port = _free_port()
-    subprocess.run([*as_postgres, f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U", "sslperf"], check=True,
-                   capture_output=True, timeout=120)
-    options = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1"
-    subprocess.run([*as_postgres, f"{bindir}/pg_ctl", "-D", datadir, "-o", options, "-l", f"{datadir}/log", "-w",
-                    "start"], check=True, capture_output=True, timeout=120)
-    try:
-        yield f"postgresql+psycopg://sslperf@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*as_postgres, f"{bindir}/pg_ctl", "-D", datadir, "-m", "fast", "stop"], capture_output=True,
-                       timeout=120)
-        shutil.rmtree(datadir, ignore_errors=True)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -18,6 +18,9 @@ class SslperfError(Exception):
     def __str__(self) -> str:
         return f"{self.message} {self.hint}" if self.hint else self.message
 
+    def __reduce__(self):       # pickled whole (a fleet task's error crosses machines), hint and all
+        return type(self), (self.message, self.hint), self.__dict__
+
 
 class UnknownLibrary(SslperfError):
     """A library name that no source or installed library matches."""

@@ -6,6 +6,7 @@ use to stay out of the user's real cache.
 
 import fcntl
 import os
+import tarfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,3 +59,22 @@ def _make(path: Path, what: str, variable: str) -> None:
     except OSError as exc:
         raise SslperfError(f"Cannot make sslperf's {what} {path}: {exc.strerror or exc}.",
                            hint=f"Set {variable} to a directory you can write to.") from None
+
+
+def unpack(tar: tarfile.TarFile, dest: Path) -> None:
+    """Extract a source archive into `dest`, refusing members that would land
+    outside it, links leading out, and devices: tarfile's `data` filter where
+    this Python has it (3.11.4+), the same checks by hand before that (Debian
+    12 ships 3.11.2)."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    root = dest.resolve()
+    for member in tar.getmembers():
+        target = (root / member.name).resolve()
+        linked = (target.parent / member.linkname).resolve() if member.issym() else (
+            (root / member.linkname).resolve() if member.islnk() else target)
+        if (member.isdev() or not target.is_relative_to(root) or not linked.is_relative_to(root)
+                or os.path.isabs(member.name)):
+            raise tarfile.TarError(f"member {member.name!r} would be written outside the directory or is a device")
+    tar.extractall(dest)

@@ -9,7 +9,9 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -84,12 +86,15 @@ def run(
             stdin=subprocess.DEVNULL,
             text=True,
             errors="replace",
-            start_new_session=True,
+            # Its own process group (killed whole on a timeout), not its own session: a new session is a new
+            # scheduler autogroup, which would take an equal share of the CPU whatever our nice value says.
+            process_group=0,
         )
     except FileNotFoundError as exc:
         raise MissingTool(f"Cannot run `{argv[0]}`: {exc.strerror}.",
                           hint="Check that it is installed and on PATH.") from None
 
+    _running.add(child)
     timed_out = threading.Event()
 
     def kill() -> None:
@@ -113,6 +118,7 @@ def run(
         _kill_group(child)
         raise
     finally:
+        _running.discard(child)
         timer.cancel()
         if log is not None:
             log.flush()
@@ -131,6 +137,35 @@ def run_ok(cmd: Sequence[str | os.PathLike], *, timeout: float = 60, **kw) -> st
         tail = "\n".join(result.output.strip().splitlines()[-15:])
         raise SslperfError(f"`{' '.join(str(c) for c in cmd)}` failed (exit {result.returncode}):\n{tail}")
     return result.output
+
+
+_running: set[subprocess.Popen] = set()      # children in their own process groups, for stop_children
+
+
+@contextmanager
+def tracked(child: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """Count `child` (started with process_group=0) among those stop_children ends."""
+    _running.add(child)
+    try:
+        yield child
+    finally:
+        _running.discard(child)
+
+
+def stop_children(grace: float = 10) -> None:
+    """End every child this process runs in a process group of its own: SIGTERM
+    (a measurement then keeps what it measured), SIGKILL after `grace` s. For a
+    process that stops while other threads still wait on children (a fleet worker)."""
+    children = list(_running)
+    for child in children:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for child in children:
+        try:
+            child.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill_group(child)
 
 
 def _kill_group(child: subprocess.Popen) -> None:

@@ -188,7 +188,7 @@ def _export(git: str, repo: Path, sha: str, tree: Path) -> None:
         if result.returncode != 0:
             raise SslperfError(f"`git archive {sha[:12]}` in {repo} failed: {result.output.strip()[-300:]}")
         with tarfile.open(archive) as tar:
-            tar.extractall(staging / "tree", filter="data")
+            paths.unpack(tar, staging / "tree")
         (staging / "tree" / ".sslperf-ok").write_text(sha + "\n")
         if tree.exists():
             shutil.rmtree(tree)

@@ -4,6 +4,8 @@ environment are printed as one paragraph with advice, never a traceback."""
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
 
 import click
@@ -22,7 +24,12 @@ EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 
 VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "tls:tls", "runs": "runs:runs",
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
-         "bisect": "bisect:bisect", "recommend": "recommend:recommend"}
+         "bisect": "bisect:bisect", "recommend": "recommend:recommend", "fleet": "fleet:fleet"}
+
+
+def get_verb(name: str) -> click.Command:
+    module, attribute = VERBS[name].split(":")
+    return getattr(importlib.import_module(f"sslperf.cli.{module}"), attribute)
 
 
 class Verbs(click.Group):
@@ -32,10 +39,7 @@ class Verbs(click.Group):
         return list(VERBS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in VERBS:
-            return None
-        module, attribute = VERBS[name].split(":")
-        return getattr(importlib.import_module(f"sslperf.cli.{module}"), attribute)
+        return get_verb(name) if name in VERBS else None
 
 
 @click.group(cls=Verbs, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -71,6 +75,11 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # SIGTERM (a pod evicted, a fleet worker gone, `kill`) stops a run the way Ctrl-C does: what was measured
+    # is kept and the run is marked interrupted, instead of a run left "running" forever.
+    signal.signal(signal.SIGTERM, _terminated)
+    if os.environ.get("SSLPERF_EXIT_WITH_PARENT"):
+        _exit_with_parent()
     try:
         cli.main(args=argv, prog_name="sslperf", standalone_mode=False)
     except SslperfError as exc:
@@ -98,6 +107,24 @@ def main(argv: list[str] | None = None) -> None:
                           f"report it with the traceback above. (exit code {EXIT_BUG})")
         sys.exit(EXIT_BUG)
     sys.exit(0)
+
+
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _exit_with_parent() -> None:
+    """Ask Linux for SIGTERM when the process that started us dies (a fleet
+    worker killed mid-suite must not leave its measurement running)."""
+    import ctypes
+
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:          # it died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def interrupted_message(exc: BaseException) -> str:

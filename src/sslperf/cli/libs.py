@@ -18,9 +18,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from sslperf.cli.common import make_console
+from sslperf.cli.common import make_console, plural
+from sslperf.cli.options import out_file_option
+from sslperf.errors import SslperfError
 from sslperf.libs import build as builder
-from sslperf.libs import describe, installed, releases, variants, versions
+from sslperf.libs import bundle, describe, installed, releases, variants, versions
 
 console = make_console()
 
@@ -232,6 +234,46 @@ def _build_time(record: dict) -> str:
     phases = record.get("phase_seconds") or {}
     detail = ", ".join(f"{k} {v:.0f} s" for k, v in phases.items() if v >= 0.5)
     return f"{seconds:.0f} s" + (f" ({detail})" if detail else "")
+
+
+@libs.command("export")
+@click.argument("names", nargs=-1, required=True)
+@out_file_option("The bundle file to write (a .tar.gz).")
+def export_cmd(names: tuple[str, ...], out: Path | None, force: bool) -> None:
+    """Pack built libraries into one file that `sslperf libs import` installs on
+    another machine (same architecture, the same or a newer C library).
+
+    \b
+    Example:
+      sslperf libs export openssl-1.1.1w openssl-3.6 --out libs.tar.gz
+    """
+    if out is None:
+        raise SslperfError("Name the bundle file to write with --out, e.g. `--out libs.tar.gz`.")
+    index = bundle.export([installed.find(name) for name in names], out, force=force)
+    size = out.stat().st_size
+    console.print(f"[green]✓[/] wrote {escape(str(out))} ({size / 1e6:.1f} MB): "
+                  f"{escape(', '.join(entry['name'] for entry in index['libs']))}")
+
+
+@libs.command("import")
+@click.argument("file")
+def import_cmd(file: str) -> None:
+    """Install the libraries of a bundle that `sslperf libs export` wrote (`-`:
+    standard input). Everything in it is checked before anything is installed;
+    a library whose build is already in hand is kept."""
+    found = bundle.install(click.get_binary_stream("stdin") if file == "-" else Path(file))
+    for lib in found:
+        if bundle.was_in_hand(lib):
+            console.print(f"= {escape(lib.name)}: already in hand (the same build), kept — {lib.home}")
+            continue
+        console.print(f"[green]✓[/] {escape(lib.name)}: installed — {escape(lib.version_string)}, {lib.home}")
+        moved = lib.info.get("relocated") or {}
+        if moved.get("rewritten") or moved.get("patched") or moved.get("kept"):
+            console.print(f"  built at another place: {plural(len(moved['rewritten']), 'text file')} rewritten and "
+                          f"{plural(len(moved['patched']), 'binary')} patched to name {escape(moved['to'])}"
+                          + (f"; the old path, shorter than the new one, stays in {plural(len(moved['kept']), 'binary')} "
+                             f"({escape(', '.join(moved['kept']))}): the default openssl.cnf, CA and module "
+                             "directories they name, which sslperf's measurements do not use" if moved["kept"] else ""))
 
 
 @libs.command("add")

@@ -109,7 +109,7 @@ def _unpack(release: CrateRelease, dest: Path) -> Path:
     staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="unpack-"))
     try:
         with tarfile.open(crate_file) as archive:
-            archive.extractall(staging, filter="data")
+            paths.unpack(archive, staging)
         unpacked = staging / f"{release.crate}-{release.crate_version}"
         if not unpacked.is_dir():
             raise SslperfError(f"{crate_file.name} does not contain the expected top directory.")

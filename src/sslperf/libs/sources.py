@@ -115,7 +115,7 @@ def from_tarball(location: str, sha256: str) -> Source:
         try:
             try:
                 with tarfile.open(archive) as tar:
-                    tar.extractall(staging, filter="data")
+                    paths.unpack(tar, staging)
             except (tarfile.TarError, OSError, EOFError) as exc:
                 reason = " ".join(str(exc).split()) or type(exc).__name__     # one paragraph, whatever tar says
                 raise SslperfError(f"{location} is not a readable tarball ({reason}).",

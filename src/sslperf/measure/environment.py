@@ -31,6 +31,13 @@ MASKS: dict[str, tuple[str, str]] = {
     "generic": ("0:0", "no optional instruction at all: the portable C code paths"),
 }
 
+# The /proc/cpuinfo flags each mask hides from the libraries.
+HIDDEN_FLAGS = {"no-aesni": {"aes", "pclmulqdq", "vaes", "vpclmulqdq"},
+                "no-avx2": {"avx2", "avx512f", "avx512bw", "avx512vl", "avx512ifma"},
+                "no-avx512": {"avx512f", "avx512bw", "avx512vl", "avx512ifma", "vaes", "vpclmulqdq"},
+                "generic": None}            # None: every optional flag
+MACHINE_MASK_VARIABLE = "SSLPERF_FLEET_CPU_MASK"     # a fleet worker's mask: part of what the machine type is
+
 # The CPU flags that decide which code paths crypto libraries take.
 CRYPTO_FLAGS = ("aes", "pclmulqdq", "sse4_1", "ssse3", "avx", "avx2", "bmi2", "adx", "sha_ni", "avx512f",
                 "avx512bw", "avx512vl", "avx512ifma", "vaes", "vpclmulqdq", "asimd", "pmull", "sha2", "sha3")
@@ -71,6 +78,9 @@ def cpu_mhz() -> list[float]:
     return [float(m) for m in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", text, re.M)]
 
 
+FLEET_VARIABLE = "SSLPERF_FLEET_RUN"      # set by a fleet worker: which fleet run a machine's run belongs to
+
+
 def host_name() -> str:
     """The name runs of this machine carry in the store: SSLPERF_HOST when set
     (a fleet names machine types, and CI runners get random hostnames), else
@@ -82,6 +92,9 @@ def capture(mask: str | None = None) -> dict:
     """Facts about this machine and moment."""
     info = _cpuinfo()
     flags = set((info.get("flags") or info.get("Features") or "").split())
+    # A fleet machine type made by a mask is a machine without those flags, not a variant of the library.
+    machine_mask = bool(mask) and os.environ.get(MACHINE_MASK_VARIABLE) == mask
+    crypto_flags = set(CRYPTO_FLAGS) - ((HIDDEN_FLAGS[mask] or set(CRYPTO_FLAGS)) if machine_mask else set())
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     return {
         "host": host_name(),
@@ -89,14 +102,16 @@ def capture(mask: str | None = None) -> dict:
         "machine": platform.machine(),
         "cpu_model": info.get("model name") or info.get("Model") or platform.processor(),
         "cpus": os.cpu_count(),
-        "cpu_flags": sorted(flags & set(CRYPTO_FLAGS)),
+        "cpu_flags": sorted(flags & crypto_flags),
         "kernel": platform.release(),
         "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         "cpu_mhz": cpu_mhz(),
         "loadavg": list(load),
         "mask": mask,
         "mask_env": mask_env(mask).get("OPENSSL_ia32cap"),
+        **({"machine_mask": True} if machine_mask else {}),
         "virtualized": "hypervisor" in flags,
+        **({"fleet": fleet} if (fleet := os.environ.get(FLEET_VARIABLE)) else {}),
     }
 
 

@@ -145,7 +145,7 @@ class Worker:
 
     def _start(self) -> None:
         self.proc = subprocess.Popen([str(self.binary), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=self.env, start_new_session=True,
+                                     stderr=subprocess.PIPE, env=self.env, process_group=0,
                                      preexec_fn=pin_self(self.cpu, self.fixed_layout))
         self._buffer = b""
 
@@ -165,7 +165,10 @@ class Worker:
             self.proc.stdin.write((line + "\n").encode())
             self.proc.stdin.flush()
         except BrokenPipeError:
-            raise self._crashed(line) from None
+            # Gone before reading the command: a worker that refuses to start (a FIPS module failing its
+            # self-test) prints its reason first and exits, and that reason is its answer, whatever the timing.
+            if self._drain(timeout) is None:
+                raise self._crashed(line) from None
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
             ready, _, _ = select.select([fd], [], [], timeout)
@@ -180,6 +183,16 @@ class Worker:
         raw, self._buffer = self._buffer.split(b"\n", 1)
         data = _json(raw, self.lib, line)
         return Reply(data.get("type", ""), data)
+
+    def _drain(self, timeout: float) -> bytes | None:
+        """Read what a dead worker left on its stdout; the buffer if it holds a whole line, else None."""
+        fd = self.proc.stdout.fileno()
+        while select.select([fd], [], [], timeout)[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            self._buffer += chunk
+        return self._buffer if b"\n" in self._buffer else None
 
     def _crashed(self, line: str) -> HarnessCrashed:
         self.proc.wait(timeout=10)
@@ -236,7 +249,7 @@ def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None
     what = " ".join(map(str, args[:2]))
     try:
         done = subprocess.run(argv, capture_output=True, timeout=timeout, env=environment(lib, env),
-                              stdin=subprocess.DEVNULL, start_new_session=True,
+                              stdin=subprocess.DEVNULL, process_group=0,
                               preexec_fn=pin_self(cpu, fixed_layout))
     except subprocess.TimeoutExpired:
         raise HarnessError(f"The harness for {lib.name} did not finish `{what}` within {timeout:.0f} s and was "
@@ -266,7 +279,7 @@ class Server:
         self.what = " ".join(map(str, args[:1]))
         self.proc = subprocess.Popen([str(harness_binary(lib)), *map(str, args)], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=environment(lib, env), start_new_session=True,
+                                     env=environment(lib, env), process_group=0,
                                      preexec_fn=pin_self(cpu))
 
     def line(self, timeout: float) -> dict:

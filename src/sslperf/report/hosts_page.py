@@ -21,7 +21,7 @@ def library(result: RecordedMeasurement) -> str:
     name = f"{result.flavor}-{result.version}" if result.version else result.measurement.lib
     name += f"+{result.variant}" if result.variant not in DEFAULT_VARIANTS else ""
     mask = result.environment.get("mask")
-    return f"{name}@{mask}" if mask else name
+    return f"{name}@{mask}" if mask and not result.environment.get("machine_mask") else name
 
 
 def host_legends(environments: dict[str, dict]) -> dict[str, str]:

@@ -24,6 +24,7 @@ how long to wait for a lock (connect); which run an id or `latest` names
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -157,6 +158,19 @@ class Store:
             conn.execute(runs.update().where(runs.c.id == run.id).values(
                 **{**end, "complete": False, "warnings": [*run.warnings, note]}))
         raise StoreError(note, failure.hint, failure.cause)
+
+    def abandon(self, run_id: str, warning: str) -> bool:
+        """Mark a run whose measuring process is gone (still "running": killed,
+        or its machine lost) as crashed, adding `warning`; its results stay.
+        False if the run had already ended (or does not exist)."""
+        with self._write(f"mark run {run_id} as crashed") as conn:
+            row = conn.execute(sa.select(runs.c.state, runs.c.warnings).where(runs.c.id == run_id)).one_or_none()
+            if row is None or row.state != "running":
+                return False
+            conn.execute(runs.update().where(runs.c.id == run_id).values(
+                state="crashed", complete=False, warnings=[*(row.warnings or []), warning],
+                finished=stored_text(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))))
+        return True
 
     # ---- whole runs and noise floors --------------------------------------------
 

@@ -1,0 +1,181 @@
+"""`sslperf fleet`: runs across machines on a Dask cluster."""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from sslperf.cli.common import make_console, open_store
+from sslperf.cli.options import Finite
+from sslperf.fleet.cluster import FleetError, FleetIncomplete, check_tag
+
+console = make_console()
+err_console = make_console(stderr=True)
+
+SUITE_VERBS = ("speed", "api", "tls")
+NOT_ON_A_FLEET = {"out": "--out (each machine's run is in the store: `sslperf runs export RUN --out FILE`)",
+                  "no_store": "--no-store (a fleet's results are only gathered through the store)",
+                  "list_only": "--list (list the cases with `sslperf VERB --list` here)"}
+
+
+def scheduler_option(command):
+    return click.option("--scheduler", envvar="SSLPERF_SCHEDULER", required=True, metavar="ADDRESS",
+                        help="The Dask scheduler, e.g. tcp://10.0.0.5:8786 (env SSLPERF_SCHEDULER).")(command)
+
+
+@click.group()
+def fleet() -> None:
+    """Measure on many machines at once, placed by a Dask scheduler.
+
+    \b
+    Each machine runs a worker tagged with its machine type; a suite goes to
+    one worker of every type, results go into one PostgreSQL store, and
+    `sslperf report --hosts` draws them side by side.
+
+    \b
+      dask scheduler                                    # once, anywhere
+      sslperf fleet worker --scheduler tcp://HOST:8786 --tag c7i   # on each machine
+      sslperf fleet build --scheduler tcp://HOST:8786 openssl-3.0 openssl-3.6
+      sslperf --db postgresql://… fleet speed --scheduler tcp://HOST:8786 --quick --lib openssl-3.0 --lib openssl-3.6
+    """
+
+
+@fleet.command()
+@scheduler_option
+@click.option("--tag", required=True, help="This machine's type, e.g. c7i-avx512 or graviton3.")
+@click.option("--cpu-mask", help="Hide CPU features in every measurement here (e.g. no-aesni), as speed's --cpu-mask.")
+@click.option("--builds", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Builds this worker runs at once (each uses every core).")
+@click.option("--name", help="The worker's name in the cluster (default: TAG-HOST-PID).")
+def worker(scheduler, tag, cpu_mask, builds, name) -> None:
+    """Serve this machine to the cluster until stopped (Ctrl-C).
+
+    Runs carry the host SSLPERF_HOST if set, else the tag. A worker measures
+    one suite at a time, and never while another worker on the same host
+    measures."""
+    from sslperf.fleet.cluster import serve
+
+    check_tag(tag)
+    err_console.print(f"worker for machine type {escape(tag)}, scheduler {escape(scheduler)}")
+    serve(scheduler, tag, cpu_mask, builds, name)
+
+
+@fleet.command()
+@scheduler_option
+def machines(scheduler) -> None:
+    """The machine types in the cluster and their workers."""
+    from sslperf.fleet import builds, cluster
+
+    with cluster.connect(scheduler) as client:
+        found = cluster.machines(client)
+        facts = builds.inventories(client, found)
+    table = Table("machine type", "worker", "host", "architecture", "libc")
+    for m in found:
+        table.add_row(escape(m.tag), escape(m.name), escape(facts[m.address]["host"]), facts[m.address]["machine"],
+                      facts[m.address]["libc"])
+    console.print(table if found else "No worker offers a machine type yet: start `sslperf fleet worker`.")
+
+
+@fleet.command()
+@scheduler_option
+@click.option("--machine", "types", multiple=True, help="Only these machine types (default: all).")
+@click.argument("names", nargs=-1, required=True)
+def build(scheduler, types, names) -> None:
+    """Build libraries across the cluster: each is built once per kind of
+    machine (architecture and libc), on a worker that lacks it, different
+    libraries on different workers at once; the other workers get a checked
+    copy (a bundle, as `sslperf libs export`)."""
+    from sslperf.fleet import builds, cluster
+
+    with cluster.connect(scheduler) as client:
+        workers = [m for ms in cluster.chosen_types(client, tuple(types)).values() for m in ms]
+        with console.status("building across the cluster") as status:
+            outcomes = builds.build_matrix(client, workers, list(names),
+                                           lambda what: status.update(escape(what)))
+    table = Table("library", "machines", "made on", "build s", "copied to", "error")
+    for o in outcomes:
+        table.add_row(escape(o.name), escape(o.kind), escape(o.source), f"{o.seconds:.0f}" if o.built else "in hand",
+                      escape(", ".join(o.copied_to)) or "-", escape(o.error or ""))
+    console.print(table)
+    failed = [o for o in outcomes if o.error]
+    if failed:
+        raise FleetError(f"{len(failed)} of {len(outcomes)} libraries are not in hand everywhere: "
+                         + "; ".join(f"{o.name} on {o.kind}: {o.error}" for o in failed),
+                         hint="Each error names the machine and the cause; the build logs stay on that machine.")
+
+
+def _suite_command(verb: str):
+    @click.command(verb, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True},
+                   add_help_option=True)
+    @scheduler_option
+    @click.option("--machine", "types", multiple=True, help="Only these machine types (default: all).")
+    @click.option("--task-timeout", type=Finite(60, 7 * 86400), default=6 * 3600.0, show_default=True,
+                  help="Seconds one machine's suite may take before it is stopped (keeping what it measured).")
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    @click.pass_context
+    def command(ctx, scheduler, types, task_timeout, args) -> None:
+        _send(ctx, verb, scheduler, types, task_timeout, list(args))
+
+    command.help = (f"Run `sslperf {verb}` on one worker of every machine type, into one store. Every "
+                    f"option after the fleet's own is {verb}'s (see `sslperf {verb} --help`); the store is "
+                    f"sslperf's --db, which must be a server every machine reaches (PostgreSQL).")
+    return command
+
+
+for _verb in SUITE_VERBS:
+    fleet.add_command(_suite_command(_verb))
+
+
+def _send(ctx, verb: str, scheduler: str, types: tuple[str, ...], timeout: float, args: list[str]) -> None:
+    from sslperf.cli import get_verb
+    from sslperf.fleet import builds, cluster, suites
+    from sslperf.store.connect import store_url
+
+    parsed = get_verb(verb).make_context(verb, list(args), parent=ctx.find_root()).params   # usage errors now
+    refused = [text for key, text in NOT_ON_A_FLEET.items() if parsed.get(key)]
+    if refused:
+        raise click.UsageError(f"`sslperf fleet {verb}` cannot take {'; '.join(refused)}.")
+    db = store_url(ctx.find_root().obj.get("db"))
+    if not db.startswith("postgresql"):
+        raise FleetError(f"A fleet writes every machine's run into one store, and {db.split(':')[0]} is not one "
+                         "other machines can reach.",
+                         hint="Give a PostgreSQL server with --db postgresql://USER@HOST/DB (or SSLPERF_DB).")
+    store = open_store(ctx)
+    names = [n for n in parsed.get("lib_names") or () if ":" not in n and "=" not in n]
+    with cluster.connect(scheduler) as client:
+        chosen = cluster.chosen_types(client, types)
+        lacking = builds.missing(client, [m for ms in chosen.values() for m in ms], names)
+        if lacking:
+            raise FleetError("Not every machine has the libraries in hand: " + "; ".join(
+                f"{name} on {m.name} ({m.tag})" for m, name in lacking) + ".",
+                hint=f"Build them across the cluster first: `sslperf fleet build --scheduler {scheduler} "
+                     f"{' '.join(sorted({name for _, name in lacking}))}`.")
+        with console.status(f"sslperf {verb} on {len(chosen)} machine types") as status:
+            fleet_run, outcomes = suites.send(client, store, db, verb, args, chosen, timeout,
+                                              lambda now: status.update(_progress_line(now)))
+    _print_outcomes(fleet_run, outcomes)
+
+
+def _progress_line(outcomes: dict) -> str:
+    return "  ".join(f"{escape(o.tag)}: {o.results} results" + ("" if o.ok or not o.message else " (failed)")
+                     for o in outcomes.values())
+
+
+def _print_outcomes(fleet_run: str, outcomes: list) -> None:
+    table = Table("machine type", "host", "run", "state", "results", title=f"fleet run {fleet_run}")
+    for o in outcomes:
+        table.add_row(escape(o.tag), escape(o.host or "-"), o.run_id or "-",
+                      o.state or ("failed" if not o.ok else "-"), str(o.results))
+    console.print(table)
+    failed = [o for o in outcomes if not o.ok]
+    for o in failed:
+        kept = (f"its run {o.run_id} keeps {o.results} results ({o.state})" if o.run_id
+                else "it stored no run")
+        err_console.print(f"[bold red]{escape(o.tag)} failed:[/] {escape(o.message)}; {kept}.", soft_wrap=True)
+    if failed:
+        raise FleetIncomplete(f"{len(failed)} of {len(outcomes)} machine types did not finish the suite "
+                         f"({', '.join(o.tag for o in failed)}).",
+                         hint="What each kept is in the store; `sslperf report --hosts` draws every machine.",
+                         ) from None
+    console.print("[dim]Draw them side by side with `sslperf report --hosts`.[/dim]")

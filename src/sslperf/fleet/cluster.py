@@ -1,0 +1,139 @@
+"""The cluster as sslperf sees it: a Dask scheduler, and workers that each
+offer one machine type (`machine:TYPE`) and build slots (`build`)."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import platform
+import re
+import signal
+import sys
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sslperf import proc
+from sslperf.errors import SslperfError
+from sslperf.measure import environment
+
+MACHINE = "machine:"            # resource prefix: one unit per worker, held by a measurement
+BUILD = "build"                 # resource: concurrent builds a worker accepts
+TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+CONNECT_SECONDS = 20
+
+
+class FleetError(SslperfError):
+    pass
+
+
+class FleetIncomplete(FleetError):
+    """Some machine types did not finish; what they measured is kept."""
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One worker: its address, the machine type it offers and its host."""
+    address: str
+    tag: str
+    name: str
+    host: str
+
+
+def check_tag(tag: str) -> str:
+    if not TAG.fullmatch(tag):
+        raise FleetError(f"`{tag}` cannot name a machine type.",
+                         hint="Use letters, digits, '.', '_' and '-' (up to 63), e.g. lab-a or c7i-avx512.")
+    return tag
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at `address`, or a one-paragraph error."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise FleetError(f"No Dask scheduler answered at {address} within {CONNECT_SECONDS} s ({exc}).",
+                         hint="Start one with `dask scheduler` (it prints its address, e.g. tcp://10.0.0.5:8786) "
+                              "and give that address with --scheduler or SSLPERF_SCHEDULER.") from None
+
+
+def machines(client) -> list[Machine]:
+    """The workers that serve sslperf (those offering a machine type), by type."""
+    found = []
+    for address, worker in client.scheduler_info(n_workers=-1)["workers"].items():
+        tags = [name[len(MACHINE):] for name in (worker.get("resources") or {}) if name.startswith(MACHINE)]
+        found.extend(Machine(address, tag, str(worker.get("name", address)), worker.get("host", "")) for tag in tags)
+    return sorted(found, key=lambda m: (m.tag, m.address))
+
+
+def chosen_types(client, wanted: tuple[str, ...]) -> dict[str, list[Machine]]:
+    """Machine types to use (all, or `wanted`) with their workers; an error
+    naming what is missing when a type has no worker."""
+    by_type: dict[str, list[Machine]] = {}
+    for machine in machines(client):
+        by_type.setdefault(machine.tag, []).append(machine)
+    if not by_type:
+        raise FleetError("The scheduler has no sslperf worker: no worker offers a machine type.",
+                         hint="On each machine run `sslperf fleet worker --scheduler ADDRESS --tag TYPE`.")
+    missing = [tag for tag in wanted if tag not in by_type]
+    if missing:
+        raise FleetError(f"No worker offers the machine type {', '.join(missing)}; the cluster has "
+                         f"{', '.join(sorted(by_type))}.",
+                         hint="Start a worker with that --tag, or choose among those with --machine.")
+    return {tag: by_type[tag] for tag in (wanted or sorted(by_type))}
+
+
+def serve(scheduler: str, tag: str, cpu_mask: str | None, builds: int, name: str | None) -> None:
+    """Run a Dask worker for this machine until it is stopped. Runs it makes
+    carry the host SSLPERF_HOST, else the tag; `cpu_mask` applies to every
+    measurement it makes (a machine type without AES-NI, say)."""
+    from distributed import Worker
+
+    check_tag(tag)
+    if cpu_mask:
+        environment.mask_env(cpu_mask)          # refuses an unknown mask or a CPU without masks, now
+        os.environ[environment.MACHINE_MASK_VARIABLE] = cpu_mask
+    os.environ["SSLPERF_HOST"] = os.environ.get("SSLPERF_HOST", "").strip() or tag
+    loopback = _is_loopback(scheduler)
+
+    async def run() -> None:     # threads: a measurement, the builds, and one for short tasks
+        worker = Worker(scheduler, nthreads=builds + 2, name=name or f"{tag}-{platform.node()}-{os.getpid()}",
+                        resources={f"{MACHINE}{tag}": 1, BUILD: builds}, host="127.0.0.1" if loopback else None,
+                        death_timeout=CONNECT_SECONDS, dashboard=False)
+        try:
+            await worker
+        except (OSError, TimeoutError) as exc:
+            raise FleetError(f"The worker could not join the scheduler at {scheduler} ({exc}).",
+                             hint="Check the address and that the scheduler runs and is reachable.") from None
+        await worker.finished()
+
+    # Stopped (Ctrl-C, SIGTERM): at once, not after a graceful close that waits for the running task.
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, lambda signum, frame: _exit_now(130))
+    try:
+        asyncio.run(run())
+    except BaseException:
+        proc.stop_children()
+        raise
+    _exit_now(0)
+
+
+def _exit_now(code: int) -> None:
+    """End the worker even while a task's thread still runs a build or a
+    measurement: end those children first (a measurement keeps what it
+    measured), then exit without waiting for the threads."""
+    proc.stop_children()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _is_loopback(address: str) -> bool:
+    host = urlsplit(address if "://" in address else f"tcp://{address}").hostname or ""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

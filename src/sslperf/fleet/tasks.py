@@ -1,0 +1,130 @@
+"""What runs on a fleet worker. Each function is a Dask task: plain
+arguments in, plain values out, errors as FleetError with the machine named.
+
+A measurement is the real `sslperf` command in a child process: it records
+into the store as it goes, a hang ends at its timeout, and if the worker
+dies the child gets SIGTERM and keeps what it measured (see cli.main)."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from sslperf import proc
+from sslperf.errors import SslperfError
+from sslperf.fleet.cluster import FleetError
+from sslperf.measure import environment
+
+HOST_LOCK = Path(tempfile.gettempdir()) / "sslperf-measuring.lock"
+TAIL_LINES = 12
+
+
+def _where() -> str:
+    return f"{environment.host_name()} ({platform.node()})"
+
+
+def inventory(names: list[str]) -> dict:
+    """This machine: architecture, libc, and which of `names` it has in hand."""
+    from sslperf.libs import installed
+
+    has = {}
+    for name in names:
+        try:
+            lib = installed.find(name)
+            has[name] = {"name": lib.name, "kind": lib.kind}
+        except SslperfError:
+            has[name] = None
+    return {"host": environment.host_name(), "machine": platform.machine(),
+            "libc": " ".join(platform.libc_ver()), "has": has}
+
+
+def build_bundle(name: str) -> dict:
+    """Build `name` here (a cached build is reused) and return it as a bundle."""
+    from sslperf.libs import build
+
+    started = time.monotonic()
+    try:
+        outcome = build.build(build.requests((name,))[0])
+    except SslperfError as exc:
+        raise FleetError(f"Building {name} on {_where()} failed: {exc.message}", exc.hint) from None
+    return {"lib": outcome.lib.name, "built_here": not outcome.cache_hit, "seconds": time.monotonic() - started,
+            "bundle": _bundle(outcome.lib)}
+
+
+def export_bundle(name: str) -> dict:
+    """The library `name` this machine has, as a bundle."""
+    from sslperf.libs import installed
+
+    lib = installed.find(name)
+    return {"lib": lib.name, "built_here": False, "seconds": 0.0, "bundle": _bundle(lib)}
+
+
+def _bundle(lib) -> bytes:
+    from sslperf.libs import bundle
+
+    out = io.BytesIO()
+    bundle.export([lib], out)
+    return out.getvalue()
+
+
+def install_bundle(made: dict) -> list[str]:
+    """Install a bundle made elsewhere; the names now in hand here."""
+    from sslperf.libs import bundle
+
+    try:
+        return [lib.name for lib in bundle.install(io.BytesIO(made["bundle"]))]
+    except SslperfError as exc:
+        raise FleetError(f"{_where()} refused the bundle of {made['lib']}: {exc.message}", exc.hint) from None
+
+
+def measure(verb: str, args: list[str], db: str, fleet_run: str, timeout: float) -> dict:
+    """Run `sslperf VERB ARGS` here into the store `db`, once this host is
+    free of other measurements; its exit code and the tail of its output."""
+    argv = [sys.executable, "-m", "sslperf", "--db", db, verb, *args]
+    mask = os.environ.get(environment.MACHINE_MASK_VARIABLE)
+    if mask and verb in ("speed", "api"):
+        argv += ["--cpu-mask", mask]
+    env = {**os.environ, environment.FLEET_VARIABLE: fleet_run, "SSLPERF_EXIT_WITH_PARENT": "1",
+           "COLUMNS": "160", "NO_COLOR": "1"}
+    with host_free():
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True, env=env, process_group=0)
+        with proc.tracked(child):
+            output, note = _finish(child, timeout)
+    tail = "\n".join(output.strip().splitlines()[-TAIL_LINES:]) + note
+    return {"host": environment.host_name(), "returncode": child.returncode, "timed_out": bool(note), "tail": tail}
+
+
+def _finish(child: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """The child's output once it ends, and a note if its timeout ended it."""
+    try:
+        output, _ = child.communicate(timeout=timeout)
+        return output, ""
+    except subprocess.TimeoutExpired:
+        child.terminate()               # SIGTERM: the run ends as interrupted, keeping what it measured
+        try:
+            output, _ = child.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            output, _ = child.communicate()
+        return output, f"\nstopped after its timeout of {timeout:.0f} s"
+
+
+@contextmanager
+def host_free():
+    """Hold this host's measuring lock: two workers on one host (or a worker
+    and a user's own run taking the same lock) never measure at once."""
+    fd = os.open(HOST_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
