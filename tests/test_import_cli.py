@@ -14,6 +14,7 @@ from conftest import run_cli
 DATA = Path(__file__).parent / "data" / "speed"
 
 
+@pytest.mark.timing        # two measurements of one library, made apart, must agree within 3×
 @pytest.mark.skipif(not shutil.which("openssl"), reason="no openssl command")
 def test_import_openssl_speed_then_compare(sslperf_dirs, tmp_path):
     output = tmp_path / "speed.txt"
