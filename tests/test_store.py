@@ -54,6 +54,16 @@ def make_run(libs=("openssl-a", "openssl-b"), cases=("cipher/aes-128-gcm/encrypt
     return run
 
 
+def test_list_since_gives_only_the_runs_started_from_then_with_their_own_counts(store):
+    old, new = make_run(), make_run(libs=("openssl-c",))
+    old.started, new.started = "2026-11-20T10:00:00+00:00", "2026-11-23T10:00:00+00:00"
+    for run in (old, new):
+        store.save(run, "sslperf speed")
+    rows = store.list("2026-11-23T09:55:00+00:00")
+    assert [(r["id"], r["libs"], r["measurements"]) for r in rows] == [(new.id, ["openssl-c"], 2)]
+    assert {r["id"] for r in store.list()} == {old.id, new.id}
+
+
 def test_round_trip_keeps_every_sample(store):
     run = make_run()
     store.begin(run)

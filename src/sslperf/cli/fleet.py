@@ -69,7 +69,7 @@ def machines(scheduler) -> None:
 
     with cluster.connect(scheduler) as client:
         found = cluster.machines(client)
-        facts = builds.inventories(client, found)
+        facts = builds.take_inventory(client, found, [])
     table = Table("machine type", "worker", "host", "architecture", "libc")
     for m in found:
         table.add_row(escape(m.tag), escape(m.name), escape(facts[m.address]["host"]), facts[m.address]["machine"],

@@ -25,12 +25,8 @@ class LibOutcome:
     error: str | None = None
 
 
-def inventories(client, workers: list[Machine]) -> dict[str, dict]:
-    """Each worker's inventory (tasks.inventory) of nothing in particular."""
-    return take_inventory(client, workers, [])
-
-
 def take_inventory(client, workers: list[Machine], names: list[str]) -> dict[str, dict]:
+    """Each worker's facts and which of `names` it has (tasks.inventory), by address."""
     futures = {m.address: client.submit(tasks.inventory, names, workers=[m.address], pure=False)
                for m in workers}
     return {address: future.result() for address, future in futures.items()}

@@ -15,6 +15,7 @@ another worker. Only the case being measured is lost.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 import uuid
 from collections.abc import Callable
@@ -45,6 +46,8 @@ def send(client, store, db: str, verb: str, args: list[str], types: dict[str, li
     """Run `sslperf VERB ARGS` on one worker of each type in `types`; the
     fleet run's id and an Outcome per type once every type has ended."""
     fleet_run = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    # Runs started from now on (5 minutes of slack for machines whose clocks run behind this one).
+    since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)).isoformat(timespec="seconds")
     futures = {tag: client.submit(tasks.measure, verb, args, db, f"{fleet_run}:{tag}", timeout,
                                   resources={f"{MACHINE}{tag}": 1}, pure=False, retries=0,
                                   key=f"sslperf-{verb}-{tag}-{fleet_run}")
@@ -53,7 +56,7 @@ def send(client, store, db: str, verb: str, args: list[str], types: dict[str, li
     running = dict(futures)
     while running:
         _watch(client, running, outcomes)
-        _runs_so_far(store, fleet_run, outcomes)
+        _runs_so_far(store, fleet_run, since, outcomes)
         progress(outcomes)
         for tag, future in list(running.items()):
             if future.done():
@@ -64,7 +67,7 @@ def send(client, store, db: str, verb: str, args: list[str], types: dict[str, li
                 del running[tag]
         if running:
             time.sleep(POLL_SECONDS)
-    _settle(store, fleet_run, outcomes)
+    _settle(store, fleet_run, since, outcomes)
     progress(outcomes)
     return fleet_run, [outcomes[tag] for tag in types]
 
@@ -105,8 +108,8 @@ def _ended(future, outcome: Outcome) -> None:
                        + (f"; it said:\n{answer['tail']}" if answer["tail"] else ""))
 
 
-def _runs_so_far(store, fleet_run: str, outcomes: dict[str, Outcome]) -> None:
-    for row in store.list():
+def _runs_so_far(store, fleet_run: str, since: str, outcomes: dict[str, Outcome]) -> None:
+    for row in store.list(since):      # this fleet run's, not the whole store every second
         marker = (row.get("environment") or {}).get("fleet", "")
         run_of, _, tag = marker.partition(":")
         if run_of == fleet_run and tag in outcomes:
@@ -115,14 +118,14 @@ def _runs_so_far(store, fleet_run: str, outcomes: dict[str, Outcome]) -> None:
             outcome.state, outcome.results = row["state"], row["measurements"]
 
 
-def _settle(store, fleet_run: str, outcomes: dict[str, Outcome]) -> None:
+def _settle(store, fleet_run: str, since: str, outcomes: dict[str, Outcome]) -> None:
     """A failed type's run: give its process time to end it as interrupted;
     one still "running" after that is marked crashed, saying why."""
     deadline = time.monotonic() + SETTLE_SECONDS
     while any(o.state == "running" for o in outcomes.values() if not o.ok) and time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
-        _runs_so_far(store, fleet_run, outcomes)
+        _runs_so_far(store, fleet_run, since, outcomes)
     for outcome in outcomes.values():
         if not outcome.ok and outcome.run_id and outcome.state == "running":
             store.abandon(outcome.run_id, f"The fleet lost this run's machine ({outcome.tag}): {outcome.message}.")
-    _runs_so_far(store, fleet_run, outcomes)
+    _runs_so_far(store, fleet_run, since, outcomes)

@@ -207,14 +207,18 @@ class Store:
 
     # ---- reading -------------------------------------------------------------------
 
-    def list(self) -> list[dict]:
-        """Runs, newest first, with their libraries, measurement counts and state."""
+    def list(self, since: str | None = None) -> list[dict]:
+        """Runs, newest first, with their libraries, measurement counts and
+        state; only those started at or after `since` (UTC ISO time) if given."""
+        chosen = runs.c.started >= stored_text(since) if since else sa.true()
+        ids = sa.select(runs.c.id).where(chosen)
         with self._read("read the runs") as conn:
-            rows = conn.execute(sa.select(runs).order_by(*latest.NEWEST_FIRST)).mappings().all()
+            rows = conn.execute(sa.select(runs).where(chosen).order_by(*latest.NEWEST_FIRST)).mappings().all()
             counts = dict(conn.execute(sa.select(measurements.c.run_id, sa.func.count())
-                                       .group_by(measurements.c.run_id)).all())
+                                       .where(measurements.c.run_id.in_(ids)).group_by(measurements.c.run_id)).all())
             libs: dict[str, list[str]] = {}
-            for row in conn.execute(sa.select(run_libs.c.run_id, run_libs.c.name).order_by(run_libs.c.position)):
+            for row in conn.execute(sa.select(run_libs.c.run_id, run_libs.c.name).where(run_libs.c.run_id.in_(ids))
+                                    .order_by(run_libs.c.position)):
                 libs.setdefault(row.run_id, []).append(row.name)
         return [{**dict(row), "state": run_state(row), "libs": libs.get(row["id"], []),
                  "measurements": counts.get(row["id"], 0)} for row in rows]
