@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,19 @@ def pytest_collection_modifyitems(config, items):
     time the workers reach them, the builds started with the run are done,
     so no worker sits waiting for one while other tests could run."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is not None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With SSLPERF_TEST_TIMELINE=FILE, each test's worker, start and end
+    (seconds since the epoch) appended to FILE: where a run's wall time goes,
+    and whether a worker sat idle at the end."""
+    timeline = os.environ.get("SSLPERF_TEST_TIMELINE")
+    started = time.time()
+    yield
+    if timeline:
+        with open(timeline, "a") as out:
+            out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', '-')} {started:.1f} {time.time():.1f} {item.nodeid}\n")
 
 
 def private_cache(path: Path) -> Path:

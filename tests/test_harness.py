@@ -164,6 +164,19 @@ def test_instruction_counts_repeat_and_follow_the_work(sslperf_dirs):
     assert per_op[0][16384][0] > 5 * per_op[0][16][0]
 
 
+def test_instruction_count_per_operation_does_not_depend_on_the_batch(sslperf_dirs):
+    """The batch is sized from a timed calibration, which a loaded machine can
+    shrink from hundreds of operations to a few; the loop's fixed cost must
+    not then show up in the count per operation."""
+    from sslperf.measure import instructions
+
+    lib = find_system()
+    counts = {n: instructions.count(lib, "cipher/aes-128-gcm/encrypt/16", n) for n in (1, 4, 512)}
+    per_op = {n: c / n for n, c in counts.items()}
+    assert per_op[1] == per_op[4] == per_op[512], per_op
+    assert 500 < per_op[1] < 50_000                           # a real AES-GCM operation, not the loop
+
+
 def test_instructions_without_valgrind_is_a_clear_error(sslperf_dirs):
     from conftest import run_cli
 

@@ -5,7 +5,7 @@
  *   harness run [opts] CASE...         measure cases, one JSON line per result
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
- *   harness profile CASE [--seconds S | --iters N]   one case in a loop for a profiler (profile.c)
+ *   harness profile CASE [--seconds S | --iters N [--differential]]   one case in a loop for a profiler (profile.c)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *   harness https-server | https-get   HTTPS over loopback (loopback.c)
  *   harness threads CASE N MS [own|libctx|shared]   any case in N threads (threads.c)
@@ -285,11 +285,14 @@ static int profile_mode(int argc, char **argv)
 {
     double seconds = 5;
     unsigned long long iters = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--seconds") == 0)
-            seconds = atof(argv[i + 1]);
-        else if (strcmp(argv[i], "--iters") == 0)
-            iters = strtoull(argv[i + 1], NULL, 10);
+    int differential = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--differential") == 0)
+            differential = 1;
+        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+            seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)
+            iters = strtoull(argv[++i], NULL, 10);
     }
     prep_result res;
     if (argc < 1) {
@@ -301,7 +304,7 @@ static int profile_mode(int argc, char **argv)
         emit_status(status_type(res.status), argv[0], res.reason);
         return 1;
     }
-    int ok = profile_case(c, iters, seconds > 0 ? seconds : 5);
+    int ok = profile_case(c, iters, seconds > 0 ? seconds : 5, differential);
     release_case(c->id);
     return ok ? 0 : 1;
 }
@@ -414,7 +417,7 @@ static const struct {
     {"list", 0, 0, list_mode, "list"},
     {"run", 0, ANY, run_mode, "run [--time-ms T] [--samples N] CASE..."},
     {"serve", 0, ANY, serve_mode, "serve"},
-    {"profile", 0, ANY, profile_mode, "profile CASE [--seconds S | --iters N]"},
+    {"profile", 0, ANY, profile_mode, "profile CASE [--seconds S | --iters N [--differential]]"},
     {"mkcerts", 2, 2, mkcerts_mode, "mkcerts DIR COUNT"},
     {"https-server", 0, ANY, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
     {"https-get", 0, ANY, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},

@@ -62,18 +62,26 @@ SP_KEEP_NAME int sslperf_profiled_loop(void *p, uint64_t iters)
 }
 
 /* Exactly `iters` operations when iters > 0; otherwise as many as take
- * about `seconds`, counted before perf is switched on. */
-int profile_case(bench_case *c, uint64_t iters, double seconds)
+ * about `seconds`, counted before perf is switched on. With `differential`,
+ * the loop runs twice, `iters` then 2 x `iters` operations: a counter that
+ * keeps each call apart (callgrind --dump-after) subtracts the first from the
+ * second, and the loop's fixed cost, which would otherwise be shared by more
+ * or fewer operations, cancels. */
+int profile_case(bench_case *c, uint64_t iters, double seconds, int differential)
 {
-    uint64_t target = (uint64_t)(seconds * 1e9), wall = 0, cpu = 0;
+    uint64_t target = (uint64_t)(seconds * 1e9), wall = 0, cpu = 0, wall2 = 0, cpu2 = 0;
     int calibrated = iters > 0 || sp_calibrate(c->run, c->state, target, SP_SHORT_PROBE(target), &iters);
     int perf_on = calibrated && perf_control("enable\n");
     int ok = calibrated && sp_timed_batch(sslperf_profiled_loop, c, iters, &wall, &cpu);
+    if (ok && differential)
+        ok = sp_timed_batch(sslperf_profiled_loop, c, 2 * iters, &wall2, &cpu2);
     int perf_off = calibrated && perf_control("disable\n");
     printf("{\"type\":\"%s\",\"case\":", ok ? "profiled" : "error");
     json_string(c->id);
     printf(",\"ops\":%llu,\"wall_ns\":%llu,\"cpu_ns\":%llu,\"perf_control\":%s", (unsigned long long)(ok ? iters : 0),
            (unsigned long long)wall, (unsigned long long)cpu, perf_on && perf_off ? "true" : "false");
+    if (differential)
+        printf(",\"second_ops\":%llu", (unsigned long long)(ok ? 2 * iters : 0));
     if (!ok) {
         printf(",\"reason\":");
         json_string(calibrated ? "an operation failed in the profiled loop" : "an operation failed during calibration");

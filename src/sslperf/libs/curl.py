@@ -98,6 +98,27 @@ def _lib_identity(lib: Lib) -> dict:
             "linkage": lib.linkage and [lib.linkage.cflags, lib.linkage.libs]}
 
 
+LINK_CHECK = """#include <openssl/ssl.h>
+int main(void)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_free(ctx);
+    return 0;
+}
+"""
+
+
+def _link_check(lib: Lib, work: Path) -> list:
+    """A one-file program linked as curl will link: a prefix that is not a
+    TLS library fails here in a second, not after compiling libcurl (a
+    minute). cmake's configure only checks that the files exist."""
+    probe = work / "link-check.c"
+    probe.write_text(LINK_CHECK)
+    extra = ["-pthread", "-ldl"] + (["-lstdc++"] if is_bssl(lib.flavor) else [])
+    return [require_tool("cc", "to build curl"), *lib.linkage.cflags, probe, "-o", work / "link-check",
+            *lib.linkage.libs, *extra]
+
+
 def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Progress, curl_version: str) -> None:
     cmake = require_tool("cmake", "to build curl")
     ninja = require_tool("ninja", "to build curl")
@@ -118,6 +139,8 @@ def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Pr
     env = {**os.environ}
     steps = [("configure", [cmake, "-G", "Ninja", "-S", source, "-B", work / "build", *settings], 600),
              ("compile", [ninja, "-C", work / "build", "curl"], 1800)]
+    if lib.linkage is not None:
+        steps.insert(0, ("link check", _link_check(lib, work), 120))
     for phase, command, timeout in steps:
         progress.phase(f"curl {curl_version}: {phase}")
         result = run(command, timeout=timeout, log=log, env=env)
