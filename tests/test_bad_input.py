@@ -34,8 +34,8 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("args, needle", BAD_INPUTS, ids=[" ".join(a[:3]) for a, _ in BAD_INPUTS])
-def test_bad_input_is_one_paragraph_with_exit_2(sslperf_dirs, args, needle):
-    result = run_cli(*args, timeout=300)
+def test_bad_input_is_one_paragraph_with_exit_2(sslperf_here, args, needle):
+    result = sslperf_here(*args)
     assert "Traceback" not in result.stdout + result.stderr, result.stderr
     assert result.returncode == 2, (result.returncode, result.stderr)
     assert result.stderr.startswith("error: ") and needle in result.stderr, result.stderr

@@ -160,4 +160,6 @@ def test_the_workflow_measures_each_runner_into_one_store_and_gates_pull_request
     assert "pull_request" in gate["if"]
     gate_runs = " ".join(step.get("run", "") for step in gate["steps"])
     assert re.search(r"sslperf speed [^\n]*--lib base --lib pr", gate_runs), "both libraries in one run"
-    assert re.search(r"sslperf compare latest:base latest:pr [^|]*--fail-above", gate_runs)
+    assert re.search(r"sslperf speed [^\n]*--lib base --lib pr --metric instructions", gate_runs)
+    for run in ("count_run", "time_run"):        # each measure gated on its own run, the comment in GitHub's form
+        assert re.search(rf'sslperf compare "\${run}:base" "\${run}:pr" [^>]*--format github --fail-above', gate_runs)

@@ -19,6 +19,10 @@ from sslperf.results import Run
 HAS_AES = " aes " in f" {Path('/proc/cpuinfo').read_text().replace(chr(10), ' ')} "
 
 
+# One worker takes the whole module, so its module fixtures (real measurements) are made once.
+pytestmark = pytest.mark.xdist_group("recommend")
+
+
 def _cli(*args, env):
     result = run_cli(*args, env=env, timeout=600)
     assert result.returncode == 0, result.stderr + result.stdout

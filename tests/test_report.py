@@ -24,6 +24,10 @@ def page_data(path) -> dict:
     return json.loads(text[start:text.index("</script>", start)])
 
 
+# One worker takes the whole module, so its module fixtures (real measurements) are made once.
+pytestmark = pytest.mark.xdist_group("report")
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """One store: real `openssl speed` outputs of 1.1.1w, 3.0.8 and 3.6.3

@@ -17,6 +17,8 @@ METRICS = ("wall", "cpu", "instructions")
 PROCESS_KEY = "process"
 # extra[INSTRUCTIONS_KEY]: per sample, the instructions its `ops` operations took (the deterministic tier).
 INSTRUCTIONS_KEY = "instructions"
+# extra[DETERMINISTIC_KEY]: the counts came from sslperf's fixed random stream, so every process counts the same.
+DETERMINISTIC_KEY = "deterministic_inputs"
 
 
 @dataclass

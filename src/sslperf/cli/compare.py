@@ -31,7 +31,10 @@ EXIT_REGRESSION = 4
 @click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level of the test (a t test across worker processes; Mann-Whitney U on "
                    "samples for runs without process records).")
-@click.option("--format", "fmt", type=click.Choice(["table", "md", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "md", "github", "json"]), default="table",
+              show_default=True,
+              help="markdown (or md): the verdict, the slow-downs worst first, the method and noise floor, every "
+                   "case; github: the same for a pull-request comment, the full tables folded.")
 @click.option("--fail-above", type=Finite(0, 100, max_open=True), metavar="PCT",
               help=f"Exit with code {EXIT_REGRESSION} when a case is significantly slower than the baseline by "
                    "more than PCT % (a CI gate).")
@@ -77,8 +80,8 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
         (console if fmt == "table" else err_console).print(f"[dim]{escape(line)}[/dim]", soft_wrap=True)
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=1))
-    elif fmt == "md":
-        click.echo(verdict_tables.to_markdown(result))
+    elif fmt in ("markdown", "md", "github"):
+        click.echo(verdict_tables.to_markdown(result, floor_note, fail_above, github=fmt == "github"))
     else:
         for table in verdict_tables.tables(result):
             console.print(table)
@@ -87,8 +90,8 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
     if fail_above is not None:
         regressions = result.regressions(fail_above)
         for row, column, change in regressions:
-            console.print(f"[bold red]regression:[/] {row.case} on {column.label}: {change.percent:+.1f}% "
-                          f"(p={change.p:.3f})", soft_wrap=True)
+            (console if fmt == "table" else err_console).print(f"[bold red]regression:[/] {row.case} on {column.label}: {change.percent:+.1f}% "
+                          f"({change.evidence()})", soft_wrap=True)
         if regressions:
             sys.exit(EXIT_REGRESSION)
 

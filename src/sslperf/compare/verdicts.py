@@ -15,6 +15,8 @@ their samples' spread says.
 - Columns from different runs: per process the median rate of each side,
   Welch's t test on their logs ("processes").
 - Runs without process records (older runs): Mann-Whitney U on the samples.
+- Instruction counts made from deterministic inputs (the same in every
+  process, one process enough): the change is exact, no test ("exact").
 With fewer than 3 units on a side no test is possible and the verdict is
 `?`. The threshold a change must exceed is the larger of `--threshold` and
 this machine's measured noise floor for the family (`sslperf noise`):
@@ -28,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 
 from sslperf.measure.suites import select_ids
-from sslperf.results import PROCESS_KEY, Measurement, Run
+from sslperf.results import DETERMINISTIC_KEY, PROCESS_KEY, Measurement, Run
 from sslperf.stats import (
     RatioTest,
     Summary,
@@ -57,13 +59,17 @@ class Change:
     verdict: str                 # "faster", "slower", "~" or "?"
     low: float | None = None     # 95% CI of the ratio, where the test gives one
     high: float | None = None
-    method: str = "samples"      # "paired", "processes" or "samples" (see the module docstring)
+    method: str = "samples"      # "exact", "paired", "processes" or "samples" (see the module docstring)
     threshold: float = 0.0       # the smallest change called: max(--threshold, the noise floor)
     floor: float | None = None   # the noise floor that applied, when one was measured
 
     @property
     def percent(self) -> float:
         return (self.ratio - 1) * 100
+
+    def evidence(self, digits: int = 3) -> str:
+        """`p=0.012`, or `exact` for deterministic counts (no test: nothing varies)."""
+        return "exact" if self.method == "exact" else f"p={self.p:.{digits}f}"
 
 
 @dataclass
@@ -131,6 +137,13 @@ def _by_process(m: Measurement, values: list[float]) -> list[list[float]] | None
     return list(groups.values())
 
 
+def _exact(m: Measurement, rates: list[float]) -> bool:
+    """Counts made from deterministic inputs that repeat in every process (to
+    a part in a million); a single such count stands for all of them."""
+    return (bool((m.extra or {}).get(DETERMINISTIC_KEY)) and bool(rates)
+            and max(rates) <= min(rates) * (1 + 1e-6))
+
+
 def _median(values: list[float]) -> float:
     ordered = sorted(values)
     n = len(ordered)
@@ -158,6 +171,13 @@ def change(base: Measurement, other: Measurement, metric: str, threshold: float,
     a, b = base.rates(metric), other.rates(metric)
     if not a or not b:
         return None
+    if metric == "instructions" and _exact(base, a) and _exact(other, b):
+        # Deterministic counts (harness/deterministic.c, the differential batch):
+        # every process counted the same, so the change is known exactly and
+        # one process per side is enough.
+        ratio = b[0] / a[0]
+        verdict = ("faster" if ratio > 1 else "slower") if abs(ratio - 1) > threshold else "~"
+        return Change(ratio, None, verdict, ratio, ratio, "exact", threshold, None)
     test, method = process_test(base, other, metric, paired)
     floor = (floors or {}).get(("within" if method == "paired" else "across", base.family))
     threshold = max(threshold, floor or 0.0)

@@ -118,6 +118,8 @@ prep_status digest_reference(const char *name, const unsigned char *in, size_t l
 
 /* ---- providers (provider.c): --provider fips ---- */
 void sp_provider_setup(void);          /* loads SSLPERF_FIPS_CONFIG, or refuses to run */
+void sp_deterministic_setup(void);     /* SSLPERF_DETERMINISTIC=1: one random stream in every process (deterministic.c) */
+const char *sp_deterministic_state(void);
 void sp_provider_info(void);           /* ,"provider":{...} in the info reply */
 void sp_provider_explain(prep_result *res);   /* a case the FIPS provider does not serve is n/a */
 int sp_fips_active(void);

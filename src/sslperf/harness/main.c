@@ -94,6 +94,8 @@ static void emit_info(void)
     printf("null");
 #endif
     sp_provider_info();
+    printf(",\"deterministic_rand\":");
+    json_string(sp_deterministic_state());
     printf("}\n");
     fflush(stdout);
 }
@@ -439,6 +441,7 @@ int main(int argc, char **argv)
     OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
 #endif
     sp_provider_setup();
+    sp_deterministic_setup();
     int c = argc >= 2 ? sp_find(argv[1], SP_ROWS(COMMANDS)) : -1, args = argc - 2;
     if (c >= 0 && args >= COMMANDS[c].min_args && (COMMANDS[c].max_args == ANY || args <= COMMANDS[c].max_args))
         return COMMANDS[c].fn(args, argv + 2);

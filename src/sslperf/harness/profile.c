@@ -82,6 +82,8 @@ int profile_case(bench_case *c, uint64_t iters, double seconds, int differential
            (unsigned long long)wall, (unsigned long long)cpu, perf_on && perf_off ? "true" : "false");
     if (differential)
         printf(",\"second_ops\":%llu", (unsigned long long)(ok ? 2 * iters : 0));
+    printf(",\"deterministic_rand\":");
+    json_string(sp_deterministic_state());
     if (!ok) {
         printf(",\"reason\":");
         json_string(calibrated ? "an operation failed in the profiled loop" : "an operation failed during calibration");

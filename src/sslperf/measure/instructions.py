@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
@@ -24,6 +25,9 @@ from sslperf.measure.harness_client import call
 from sslperf.proc import require_tool
 
 LOOP_FUNCTION = "sslperf_profiled_loop"      # harness/profile.c: the batch, and nothing else
+# harness/deterministic.c: every process draws the same random stream, so
+# makes the same keys, nonces and signatures (OpenSSL 1.1.1 and 3.x).
+DETERMINISTIC_VARIABLE = "SSLPERF_DETERMINISTIC"
 _TOTALS = re.compile(r"^(?:totals|summary):\s*(\d+)", re.M)
 
 
@@ -57,8 +61,13 @@ def batch(calibrated: int) -> int:
     return 1 << max(0, calibrated.bit_length() - 1)
 
 
+class Counted(NamedTuple):
+    instructions: int
+    deterministic: bool      # the library drew sslperf's fixed random stream: every process counts the same
+
+
 def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None, cpu: int | None = None,
-          timeout: float = 600) -> int:
+          timeout: float = 600) -> Counted:
     """Instructions the library executes for `iters` operations of `case_id`,
     exactly: the loop runs `iters` then 2 x `iters` operations in one
     process, callgrind writes a part after each (`--dump-after`), and the
@@ -71,7 +80,8 @@ def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None,
         out = Path(tmp) / "callgrind.out"
         # A fixed memory layout: some code takes other paths for other buffer
         # alignments (ed25519 verify moved by 0.8% between randomised processes).
-        done = call(lib, "profile", case_id, "--iters", str(iters), "--differential", timeout=timeout, env=env,
+        done = call(lib, "profile", case_id, "--iters", str(iters), "--differential", timeout=timeout,
+                    env={**(env or {}), DETERMINISTIC_VARIABLE: "1"},
                     ok_codes=None, cpu=cpu, fixed_layout=True,
                     wrapper=(tool, "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
                              f"--toggle-collect={LOOP_FUNCTION}", f"--dump-after={LOOP_FUNCTION}",
@@ -84,7 +94,7 @@ def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None,
         if first is None or second is None or second < first:
             raise SslperfError(f"callgrind wrote no instruction totals for the two batches of `{case_id}` on "
                                f"{lib.name}: {done.stderr.strip()[-300:] or 'its part files are missing'}")
-        return second - first
+        return Counted(second - first, reply.get("deterministic_rand") == "on")
 
 
 def _total(part: Path) -> int | None:

@@ -27,9 +27,11 @@ def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, proces
     """The runner's Settings from the verbs' options (the CPU checked before anything runs)."""
     if metric == "instructions":
         instructions.valgrind()             # missing valgrind: say so before anything runs
-        processes = processes or INSTRUCTIONS_PROCESSES
-        return Settings(INSTRUCTIONS_BATCH_MS, processes, mask, processes=processes,
-                        cpu=pinning.choose(cpu, not no_pin), counter="instructions")
+        # Counts with deterministic inputs repeat exactly: unless --processes
+        # says otherwise, such a library is counted once (the others in 3).
+        return Settings(INSTRUCTIONS_BATCH_MS, processes or INSTRUCTIONS_PROCESSES, mask,
+                        processes=processes or INSTRUCTIONS_PROCESSES, cpu=pinning.choose(cpu, not no_pin),
+                        counter="instructions", count_exact_once=processes is None)
     return Settings(time_ms, samples, mask, processes=processes or PROCESSES, cpu=pinning.choose(cpu, not no_pin),
                     fixed_layout=fixed_layout)
 

@@ -24,7 +24,7 @@ from sslperf.libs.model import Lib
 from sslperf.measure import environment, instructions, pinning
 from sslperf.measure.harness_client import HarnessCrashed, Worker, harness_binary
 from sslperf.measure.suites import Case
-from sslperf.results import INSTRUCTIONS_KEY, PROCESS_KEY, LibInfo, Measurement, Run
+from sslperf.results import DETERMINISTIC_KEY, INSTRUCTIONS_KEY, PROCESS_KEY, LibInfo, Measurement, Run
 from sslperf.stats import NOISY_CI
 
 # A case whose single operation outlasts the sample target (RSA-4096 key
@@ -45,11 +45,13 @@ class Settings:
     cpu: int | None = field(default_factory=lambda: pinning.choose(None))    # None: not pinned
     counter: str = "time"       # "time": wall and CPU time; "instructions": callgrind counts, one per process
     fixed_layout: bool = False  # workers without address-space randomisation (all processes laid out alike)
+    count_exact_once: bool = False   # instructions: a library whose inputs are deterministic counted in one process
 
     def as_dict(self) -> dict:
         return {"target_ms": self.target_ms, "samples": self.samples, "mask": self.mask,
                 "warmup_samples": self.warmup_samples, "processes": self.processes, "cpu": self.cpu,
-                "counter": self.counter, "fixed_layout": self.fixed_layout}
+                "counter": self.counter, "fixed_layout": self.fixed_layout,
+                "count_exact_once": self.count_exact_once}
 
 
 Progress = Callable[[str, int, int], None]      # (what, done, total)
@@ -250,7 +252,9 @@ class Runner:
     def _count_case(self, case: Case) -> list[Measurement]:
         """Instructions per operation: the case prepared and checked in a
         worker, its batch sized there (the target time, natively), then one
-        callgrind count of that batch per process, libraries alternating."""
+        callgrind count of that batch per process, libraries alternating. A
+        library whose inputs were deterministic counts the same in every
+        process, so with `count_exact_once` its first count is its last."""
         self._spawn(self.libs)
         results, iters = self._first_process(case)
         self._release(case, self.libs)
@@ -259,7 +263,8 @@ class Runner:
         for process in range(self.settings.processes):
             for lib in ready if process % 2 == 0 else ready[::-1]:
                 m = results[lib.name]
-                if m.status != "ok":
+                exact = (m.extra or {}).get(DETERMINISTIC_KEY)
+                if m.status != "ok" or (process and exact and self.settings.count_exact_once):
                     continue
                 try:
                     counted = instructions.count(lib, case.id, iters[lib.name], self.env, self.settings.cpu)
@@ -268,8 +273,9 @@ class Runner:
                     continue
                 m.ops.append(iters[lib.name])
                 m.extra = m.extra or {}
-                m.extra.setdefault(INSTRUCTIONS_KEY, []).append(counted)
+                m.extra.setdefault(INSTRUCTIONS_KEY, []).append(counted.instructions)
                 m.extra.setdefault(PROCESS_KEY, []).append(process)
+                m.extra[DETERMINISTIC_KEY] = counted.deterministic
         return [results[lib.name] for lib in self.libs]
 
     def _warm_up(self, case: Case, ready: list[Lib], results: dict[str, Measurement], iters: dict[str, int]) -> int:

@@ -146,9 +146,9 @@ def _verdicts(run: Run, metric: str, floors=None) -> str:
             if change is None:
                 cells.append("<td class='na'>n/a</td>")
             elif change.verdict in ("faster", "slower"):
-                cells.append(f"<td class='{change.verdict}'>{change.percent:+.1f}% (p={change.p:.3f})</td>")
+                cells.append(f"<td class='{change.verdict}'>{change.percent:+.1f}% ({change.evidence()})</td>")
             elif change.verdict == "~":
-                cells.append(f"<td class='same'>~ (p={change.p:.2f})</td>")
+                cells.append(f"<td class='same'>~ ({change.evidence(2)})</td>")
             else:
                 cells.append(f"<td class='same'>{change.percent:+.1f}% ? (n too small)</td>")
         rows.append(f"<tr><td>{escape(row.label)}</td>{''.join(cells)}</tr>")

@@ -26,11 +26,11 @@ def change_text(change: Change | None) -> tuple[str, str]:
     ci = (f" [{(change.low - 1) * 100:+.1f}, {(change.high - 1) * 100:+.1f}]"
           if change.low is not None and change.high is not None else "")
     if change.verdict == "~":
-        return f"~ {change.percent:+.1f}%{ci} (p={change.p:.3f})", "dim"
+        return f"~ {change.percent:+.1f}%{ci} ({change.evidence()})", "dim"
     if change.verdict == "?":
         return f"{change.percent:+.1f}% ? (n too small)", "yellow"
     style = "green" if change.verdict == "faster" else "bold red"
-    return f"{change.percent:+.1f}%{ci} (p={change.p:.3f})", style
+    return f"{change.percent:+.1f}%{ci} ({change.evidence()})", style
 
 
 def _ordered_groups(comparison: Comparison):
@@ -66,14 +66,51 @@ def tables(comparison: Comparison) -> list[Table]:
     return out
 
 
-def to_markdown(comparison: Comparison) -> str:
-    lines = [f"Change vs {comparison.columns[0].label}; {comparison.metric} time; verdict when p < "
-             f"{comparison.alpha} and |change| > {comparison.threshold:.0%}, else `~`.", ""]
+METHODS = {"exact": "deterministic instruction counts, no test needed",
+           "paired": "t test on per-process ratios of one interleaved run",
+           "processes": "Welch's t test across worker processes",
+           "samples": "Mann-Whitney U on samples"}
+
+
+def to_markdown(comparison: Comparison, floor_note: str = "", fail_above: float | None = None,
+                github: bool = False) -> str:
+    """The comparison as Markdown: a headline verdict, the slow-downs worst
+    first, how it was decided (method, threshold, noise floor), then every
+    case. `github`: the full tables folded in a <details> block, for a
+    pull-request comment."""
+    what = "instructions per operation" if comparison.metric == "instructions" else f"{comparison.metric} time"
+    slower = sorted(comparison.regressions(0.0), key=lambda found: found[2].percent)
+    failing = [found for found in slower if fail_above is not None and -found[2].percent > fail_above]
+    faster = sum(1 for row in comparison.rows for c in row.changes if c and c.verdict == "faster")
+    cases = len(comparison.rows)
+    if fail_above is not None:
+        headline = (f"**sslperf: FAIL** — {len(failing)} of {cases} cases slower than the baseline by more than "
+                    f"{fail_above:g}%" if failing else
+                    f"**sslperf: PASS** — no case slower than the baseline by more than {fail_above:g}%")
+    else:
+        headline = f"**sslperf:** {len(slower)} slower, {faster} faster, {cases - len(slower) - faster} unchanged (`~`)"
+    methods = sorted({c.method for row in comparison.rows for c in row.changes if c})
+    lines = [headline + f" ({what}; baseline {comparison.columns[0].label}).", ""]
+    if slower:
+        lines += ["| slower, worst first | column | change | 95% CI | evidence |", "|---|---|---:|---:|---|"]
+        for row, column, change in slower:
+            ci = (f"[{(change.low - 1) * 100:+.1f}, {(change.high - 1) * 100:+.1f}]"
+                  if change.low is not None and change.high is not None else "")
+            mark = " **(over the gate)**" if (row, column, change) in failing else ""
+            lines.append(f"| {row.label}{mark} | {column.label} | {change.percent:+.1f}% | {ci} | "
+                         f"{change.evidence()} |")
+        lines.append("")
+    lines += [f"Method: {'; '.join(METHODS.get(m, m) for m in methods) or 'none'}. A verdict needs "
+              + ("a change larger than " if methods == ["exact"] else f"p < {comparison.alpha} and a change larger than ")
+              + f"{comparison.threshold:.0%} (or the noise floor, where larger); otherwise `~`."
+              + (f" {floor_note}" if floor_note else ""), ""]
+    if github:
+        lines += [f"<details><summary>All {cases} cases</summary>", ""]
     for group, rows in _ordered_groups(comparison):
         header = ["case"]
         for index, column in enumerate(comparison.columns):
             header += [column.label] + (["vs base"] if index else [])
-        lines += [f"## {group}", "", "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+        lines += [f"#### {group}", "", "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
         for row in rows:
             cells = [row.label]
             for index, summary in enumerate(row.summaries):
@@ -86,4 +123,6 @@ def to_markdown(comparison: Comparison) -> str:
         for g in geo[1:]:
             cells += ["", f"**{(g - 1) * 100:+.1f}%**" if g else ""]
         lines += ["| " + " | ".join(cells) + " |", ""]
+    if github:
+        lines += ["</details>", ""]
     return "\n".join(lines)
