@@ -24,7 +24,7 @@ first tracebacks), the import closest to its budget and the wall time;
 exits 1 on any crash or slow input. An accepted run equal
 in content to one already checked is not stored again, and `stats.describe`
 (a pure function) is memoised, so 300,000 inputs take about 5 minutes on 2
-CPUs. tests/test_import_fuzz.py runs the same fuzzer on 4,000 inputs.
+CPUs. tests/test_import_fuzz.py runs the same fuzzer on 2,000 inputs.
 """
 
 from __future__ import annotations

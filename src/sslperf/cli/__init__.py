@@ -24,7 +24,8 @@ EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 
 VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "tls:tls", "runs": "runs:runs",
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
-         "bisect": "bisect:bisect", "recommend": "recommend:recommend", "fleet": "fleet:fleet"}
+         "bisect": "bisect:bisect", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
+         "fleet": "fleet:fleet"}
 
 
 def get_verb(name: str) -> click.Command:

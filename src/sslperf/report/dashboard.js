@@ -168,7 +168,18 @@
     const xaxis = byVersion ? {type: "category", title: {text: "library version (ordered by version)"},
                                categoryorder: "array", categoryarray: chart.version_order}
                             : {type: "date", title: {text: "date of the run"}};
-    return [traces, {xaxis, yaxis: {title: {text: ytitle}, rangemode: "tozero"}}];
+    // Change points (`sslperf regressions`): a dashed line where a series' level changed, with its size.
+    const shown = new Set(chart.series.map(s => s.key));
+    const marks = (chart.change_points || []).filter(c => c.metric === state.metric && shown.has(c.series));
+    const at = c => byVersion ? c.version_label : c.date;
+    const shapes = marks.map(c => ({type: "line", xref: "x", yref: "paper", x0: at(c), x1: at(c), y0: 0, y1: 1,
+                                    line: {color: colour(c.series), dash: "dash", width: 1}}));
+    const annotations = marks.map(c => ({x: at(c), xref: "x", y: 1, yref: "paper", yanchor: "bottom", showarrow: false,
+                                         text: `${c.percent > 0 ? "+" : ""}${c.percent.toFixed(1)}%`,
+                                         hovertext: `change point of ${esc(c.series)}: ${esc(c.from)} → ${esc(c.version_label)}, ` +
+                                                    `${c.verdict}, p = ${c.p.toExponential(1)}`,
+                                         font: {size: 10, color: c.verdict === "slower" ? "#b00" : "#070"}}));
+    return [traces, {xaxis, yaxis: {title: {text: ytitle}, rangemode: "tozero"}, shapes, annotations}];
   }
 
   const DRAW = {size: sizeChart, bars: barsChart, history: historyChart};

@@ -11,44 +11,18 @@ from __future__ import annotations
 from html import escape
 
 from sslperf.compare import change
+from sslperf.errors import SslperfError
 from sslperf.libs import versions
 from sslperf.report import page_frame
 from sslperf.report.charts import ALPHA, THRESHOLD, metrics_present, ratio_point
+from sslperf.regressions.detect import find_change_points
+from sslperf.regressions.series import build_series, search_position, series_key, version_label
 from sslperf.results import RecordedMeasurement
-
-DEFAULT_VARIANTS = ("", "default", "unknown")
-
-
-def series_key(result: RecordedMeasurement, several_hosts: bool) -> str:
-    key = result.flavor or result.measurement.lib
-    if result.variant not in DEFAULT_VARIANTS:
-        key += f"+{result.variant}"
-    if result.environment.get("mask"):          # a CPU-masked run measures another machine, in effect
-        key += f"@{result.environment['mask']}"
-    return f"{key} on {result.host or 'an unnamed host'}" if several_hosts else key
-
-
-def version_label(result: RecordedMeasurement) -> str:
-    """`openssl 3.0.8`; a build of a commit (NAME-VERSION-gSHA, from `bisect --git`) keeps its commit."""
-    if not result.version:
-        return result.measurement.lib
-    commit = result.measurement.lib.partition(f"-{result.version}-g")[2]
-    return f"{result.flavor} {result.version}" + (f" g{commit}" if commit else "")
-
 
 def pairable(a: RecordedMeasurement, b: RecordedMeasurement) -> bool:
     """Two results taken side by side in one interleaved run. A bisect's
     run gathers the measurements of all its steps, which were not."""
     return a.run_id == b.run_id and a.source != "sslperf bisect"
-
-
-def search_position(result: RecordedMeasurement) -> int:
-    """Where a bisect placed this library in the history it searched (0 elsewhere):
-    commits of one version are ordered by it."""
-    points = (result.settings.get("bisect") or {}).get("points") or []
-    lib = result.measurement.lib
-    tokens = [str(p).split(" ")[0] for p in points]
-    return next((i for i, t in enumerate(tokens) if t and (t == lib or lib.endswith(t))), 0)
 
 
 def _verdict(earlier: RecordedMeasurement, later: RecordedMeasurement, metric: str, floors) -> dict | None:
@@ -103,7 +77,24 @@ def case_chart(chart_id: str, results: list[RecordedMeasurement], several_hosts:
     first = results[0].measurement
     return {"id": chart_id, "title": first.label, "note": f"{first.case} ({first.group})", "kind": "history",
             "unit": first.unit, "metrics": metrics, "series": [{"key": k, "legend": k} for k in keys],
-            "points": points, "version_order": version_order}
+            "points": points, "version_order": version_order,
+            "change_points": change_marks(results, metrics, several_hosts)}
+
+
+def change_marks(results: list[RecordedMeasurement], metrics: list[str], several_hosts: bool) -> list[dict]:
+    """Where each series changed level (`sslperf regressions`' detection), for
+    the chart to mark; none where Apache Otava is not installed."""
+    marks = []
+    try:
+        for series in build_series(results, tuple(metrics)):
+            key = f"{series.line} on {series.host or 'an unnamed host'}" if several_hosts else series.line
+            for c in find_change_points(series):
+                marks.append({"series": key, "metric": series.metric, "version_label": c.point.label,
+                              "date": c.point.started.replace("T", " ")[:19], "from": c.previous.label,
+                              "percent": c.percent, "p": c.p, "verdict": c.verdict})
+    except SslperfError:
+        return []
+    return marks
 
 
 def history_charts(results: list[RecordedMeasurement], floors=None) -> list[dict]:

@@ -11,7 +11,7 @@ from html import escape
 from sslperf import families
 from sslperf.report import page_frame
 from sslperf.report.charts import Cell, chart
-from sslperf.report.history_page import DEFAULT_VARIANTS
+from sslperf.regressions.series import DEFAULT_VARIANTS
 from sslperf.results import RecordedMeasurement
 
 FINISHED = ("complete", "incomplete", "interrupted")     # a crashed or still-running run is not taken
