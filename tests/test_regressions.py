@@ -48,10 +48,16 @@ def test_the_3_0_x_steps_are_found_at_their_releases(tmp_path):
     step = found[(handshake, "openssl 3.0.4")]
     assert step["verdict"] == "faster" and 74 < step["percent"] < 76 and step["from"]["label"] == "openssl 3.0.3"
     assert found[(handshake, "openssl 3.0.2")]["verdict"] == "slower"
+    # Releases are adjacent: the next step is a bisect over the commits between their tags.
+    assert found[(handshake, "openssl 3.0.2")]["bisect"] == [
+        "sslperf", "bisect", handshake, "--git", "CLONE", "--good", "openssl-3.0.1", "--bad", "openssl-3.0.2",
+        "--metric", "instructions"]
+    assert found[(handshake, "openssl 3.0.4")]["bisect"][5:9] == ["--good", "openssl-3.0.4", "--bad", "openssl-3.0.3"]
     # Without --all only the slow-down is listed, in the terminal table too.
     table = run_cli("--db", db, "regressions", "--metric", "instructions")
     assert table.returncode == 0 and "openssl 3.0.1 → openssl 3.0.2" in table.stdout
     assert "% faster" not in table.stdout and "% slower" in table.stdout and "E-Divisive" in table.stdout
+    assert "sslperf bisect" in table.stdout and "--git CLONE" in table.stdout
 
 
 def synthetic(rng: random.Random, levels: list[tuple[int, float]], noise: float, outliers: int) -> Series:

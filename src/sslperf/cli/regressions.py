@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from rich.markup import escape
 
 from sslperf import regressions
 from sslperf.cli.common import make_console, open_store
@@ -66,3 +67,7 @@ def regressions_cmd(ctx, patterns, hosts, metrics, pvalue, min_change, window, s
         console.print("No change point" + ("." if show_all else " that slows a series down (--all lists speed-ups)."))
         return
     console.print(render.table(found))
+    newest = found[0]
+    console.print(f"To name the commit of the newest ({newest.previous.label} → {newest.point.label}), in a clone of "
+                  f"the library's git repository: [bold]{escape(' '.join(render.bisect_command(newest)))}[/] "
+                  "(CLONE: its path; --json gives this for every change point).", soft_wrap=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -41,8 +43,28 @@ def method_line(settings: DetectionSettings, series_count: int, points: int) -> 
             f"at least {settings.min_change:.1%}; a series needs 4 points.")
 
 
+def revision(lib: str) -> str:
+    """The git revision a stored library was built from: the commit of a
+    bisect or track build (NAME-VERSION-gSHA), else OpenSSL's release tag."""
+    commit = re.search(r"-g([0-9a-f]{7,40})$", lib)
+    if commit:
+        return commit.group(1)
+    release = re.fullmatch(r"openssl-(\d+)\.(\d+)\.(\d+[a-z]?)(?:\+.*)?", lib)
+    if release and int(release.group(1)) < 3:                       # OpenSSL_1_1_1w
+        return f"OpenSSL_{release.group(1)}_{release.group(2)}_{release.group(3)}"
+    return lib.split("+")[0]                                        # openssl-3.0.2
+
+
+def bisect_command(c: ChangePoint) -> list[str]:
+    """The `sslperf bisect` that names the commit of a change between two
+    stored points (a series skips the commits between releases or nightly builds)."""
+    good, bad = (c.previous, c.point) if c.verdict == "slower" else (c.point, c.previous)
+    return ["sslperf", "bisect", c.series.case, "--git", "CLONE", "--good", revision(good.lib),
+            "--bad", revision(bad.lib), "--metric", c.series.metric]
+
+
 def to_dict(c: ChangePoint) -> dict:
     return {"case": c.series.case, "series": c.series.line, "host": c.series.host, "metric": c.series.metric,
             "from": vars(c.previous), "to": vars(c.point), "index": c.index, "before": c.before, "after": c.after,
             "percent": c.percent, "low": c.low, "high": c.high, "p": c.p, "confidence": c.confidence,
-            "verdict": c.verdict}
+            "verdict": c.verdict, "bisect": bisect_command(c)}
