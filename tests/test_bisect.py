@@ -8,32 +8,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from toy_history import commit_all, git, openssl_history
 
 from sslperf.bisect.space import commits_between, releases_between
 from sslperf.errors import SslperfError
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-def git(repo: Path, *args: str) -> str:
-    import os
-
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, **GIT_ENV}).stdout.strip()
-
-
-def commit_all(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD")
-
 
 @pytest.fixture
 def version_repo(tmp_path, sslperf_dirs):
@@ -113,38 +94,13 @@ def test_bad_ends_are_one_paragraph_errors_before_anything_is_built(recorded_ind
     assert not (recorded_index / "libs").exists() or not any((recorded_index / "libs").iterdir())
 
 
-DELAY = """
-/* sslperf test: a deliberate slow-down of every digest initialisation */
-__attribute__((noinline)) static void sslperf_toy_delay(void)
-{
-    volatile unsigned int spin = 0;
-    unsigned int i;
-
-    for (i = 0; i < 4000; i++)
-        spin += i;
-}
-"""
-
-
 @pytest.fixture
 def toy_history(built_openssl, in_e2e_cache, tmp_path):
     """OpenSSL 1.1.1w's source as a git repository of three commits: a base,
     the slow-down (in EVP_DigestInit_ex), a harmless one. (Each commit is a
     build; three are the fewest with a midpoint to search.)"""
-    source = next(Path(in_e2e_cache["SSLPERF_CACHE_DIR"], "sources").glob("openssl-src-*+1.1.1w")) / "openssl"
     repo = tmp_path / "openssl"
-    shutil.copytree(source, repo)
-    git(repo, "init", "-q", "-b", "main")
-    shas = [commit_all(repo, "OpenSSL 1.1.1w as released")]
-    digest_c = repo / "crypto" / "evp" / "digest.c"
-    text = digest_c.read_text()
-    head = "int EVP_DigestInit_ex(EVP_MD_CTX *ctx, const EVP_MD *type, ENGINE *impl)\n{\n"
-    assert head in text
-    digest_c.write_text(text.replace(head, DELAY + head + "    sslperf_toy_delay();\n", 1))
-    shas.append(commit_all(repo, "Slow down EVP_DigestInit_ex"))
-    (repo / "README").write_text((repo / "README").read_text() + "Another harmless line.\n")
-    shas.append(commit_all(repo, "Harmless: another README line"))
-    return repo, shas
+    return repo, openssl_history(in_e2e_cache["SSLPERF_CACHE_DIR"], repo)
 
 
 @pytest.mark.slow

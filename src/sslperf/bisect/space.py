@@ -129,7 +129,7 @@ def commits_between(repo: Path, good: str, bad: str, jobs: int) -> Space:
     points = [Point(f"{sha[:10]} {subjects.get(sha, '')}".strip(), "", None) for sha in shas]
     space = Space(points, 0 if old == commit[good] else len(points) - 1, "commits",
                   f"first-parent commits of {repo}")
-    space.points = [_commit_point(git, repo, sha, point.label, jobs) for sha, point in zip(shas, points)]
+    space.points = [commit_point(git, repo, sha, point.label, jobs) for sha, point in zip(shas, points)]
     return space
 
 
@@ -147,7 +147,7 @@ def _subjects(git: str, repo: Path, shas: list[str]) -> dict[str, str]:
     return {line[:40]: line[41:][:60] for line in out.splitlines() if re.match(r"[0-9a-f]{40} ", line)}
 
 
-def _commit_point(git: str, repo: Path, sha: str, label: str, jobs: int) -> Point:
+def commit_point(git: str, repo: Path, sha: str, label: str, jobs: int) -> Point:
     """A point that builds `sha`, whose tree is exported on first use."""
     tree = paths.subdir("sources") / f"commit-{hashlib.sha256(str(repo.resolve()).encode()).hexdigest()[:8]}-{sha[:16]}"
 

@@ -24,7 +24,7 @@ EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 
 VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "tls:tls", "runs": "runs:runs",
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
-         "bisect": "bisect:bisect", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
+         "bisect": "bisect:bisect", "track": "track:track", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
          "fleet": "fleet:fleet"}
 
 
@@ -61,7 +61,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
     `latest` (runs show, runs export, report, compare) is the newest complete
     run you made yourself (speed, api, tls or an import): not one that was
     interrupted or crashed, nor one another verb made for itself (recommend,
-    noise, bisect). A run id always works.
+    noise, bisect, track). A run id always works.
 
     Exit codes: 0 success, 1 a run measured nothing (every case failed; the
     run is kept), 2 a usage error, bad input or environment,

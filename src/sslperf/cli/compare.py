@@ -52,7 +52,7 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
     \b
     A library's run, like `latest`, is the newest complete run you made
     yourself (speed, api, tls or an import): never one that was interrupted
-    or crashed, nor one recommend, noise or bisect made for their own use.
+    or crashed, nor one recommend, noise, bisect or track made for their own use.
     Give a run id to use any other. The run picked for each column is
     printed first.
     \b

@@ -54,7 +54,7 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
 
     `latest` is the newest complete run you made yourself (speed, api, tls
     or an import): not one that was interrupted or crashed, nor one that
-    recommend, noise or bisect made for their own use. A run id always works.
+    recommend, noise, bisect or track made for their own use. A run id always works.
     """
     from sslperf.report.terminal import print_run
     from sslperf.store.latest import describe_state

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf.errors import SslperfError
+from sslperf.errors import BuildFailed, SslperfError
 
 # The OpenSSL tuning talk, "Minimal TLS implementation with reasonable compatibility and performance".
 MINIMAL_DISABLE = (
@@ -105,7 +105,8 @@ def known_features(configure_script: Path) -> set[str]:
     text = configure_script.read_text(errors="replace")
     block = _DISABLABLES.search(text)
     if not block:
-        raise SslperfError(f"Cannot find the @disablables table in {configure_script}; is this an OpenSSL source tree?")
+        # The tree's fault, like a failing configure step: a bisect or track skips such a commit.
+        raise BuildFailed(f"Cannot find the @disablables table in {configure_script}; is this an OpenSSL source tree?")
     return set(re.findall(r'"([A-Za-z0-9_\-]+)"', block.group(1)))
 
 

@@ -39,6 +39,12 @@ def search_position(result: RecordedMeasurement) -> int:
     return next((i for i, t in enumerate(tokens) if t and (t == lib or lib.endswith(t))), 0)
 
 
+def commit_date(result: RecordedMeasurement) -> str:
+    """When the commit a `track` run measured was made ("" for other runs):
+    commits of one version are ordered by it."""
+    return str(((result.settings or {}).get("track") or {}).get("date") or "")
+
+
 @dataclass(frozen=True)
 class Point:
     label: str            # `openssl 3.0.3`, or with its commit `openssl 3.0.3 gabc1234567`
@@ -81,7 +87,7 @@ def per_process(m: Measurement, metric: str) -> tuple[float, ...]:
 
 
 def _order(result: RecordedMeasurement) -> tuple:
-    return (versions.sort_key(result.version or "0"), search_position(result), result.started)
+    return (versions.sort_key(result.version or "0"), search_position(result), commit_date(result), result.started)
 
 
 def build_series(results: list[RecordedMeasurement], metrics: tuple[str, ...]) -> list[Series]:

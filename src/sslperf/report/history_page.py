@@ -16,7 +16,7 @@ from sslperf.libs import versions
 from sslperf.report import page_frame
 from sslperf.report.charts import ALPHA, THRESHOLD, metrics_present, ratio_point
 from sslperf.regressions.detect import find_change_points
-from sslperf.regressions.series import build_series, search_position, series_key, version_label
+from sslperf.regressions.series import build_series, commit_date, search_position, series_key, version_label
 from sslperf.results import RecordedMeasurement
 
 def pairable(a: RecordedMeasurement, b: RecordedMeasurement) -> bool:
@@ -47,8 +47,8 @@ def case_chart(chart_id: str, results: list[RecordedMeasurement], several_hosts:
     """One case's history chart, or None when no run measured it."""
     if not results:
         return None
-    order = sorted({version_label(r): (r.flavor, versions.sort_key(r.version or "0"), search_position(r))
-                    for r in results}.items(), key=lambda item: item[1])
+    order = sorted({version_label(r): (r.flavor, versions.sort_key(r.version or "0"), search_position(r),
+                                       commit_date(r)) for r in results}.items(), key=lambda item: item[1])
     version_order = [label for label, _ in order]
     metrics = metrics_present([r.measurement for r in results])
     keys = list(dict.fromkeys(series_key(r, several_hosts) for r in results))

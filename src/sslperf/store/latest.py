@@ -19,7 +19,7 @@ from sslperf.store.rows import run_state, stored_text
 from sslperf.store.schema import run_libs, runs
 
 # Runs a verb makes for its own purposes, not results the user asked for: never `latest`.
-INTERNAL_SOURCES = ("sslperf recommend", "sslperf noise", "sslperf bisect")
+INTERNAL_SOURCES = ("sslperf recommend", "sslperf noise", "sslperf bisect", "sslperf track")
 STALE = dt.timedelta(hours=24)      # a run "running" for longer was most likely killed
 NEWEST_FIRST = (runs.c.started.desc(), runs.c.id.desc())
 

@@ -1,0 +1,55 @@
+"""`sslperf track` on a real git history of OpenSSL 1.1.1w with a deliberate
+slow-down: commit by commit, newest first, in calls of a few; nothing
+measured twice; a commit that does not build skipped with its reason and not
+tried again; and `sslperf regressions` finds the change point at the
+commit that made it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import run_cli
+from toy_history import openssl_history
+
+from sslperf.errors import SslperfError
+from sslperf.track import first_parent
+
+pytestmark = pytest.mark.slow
+CASE = "digest/sha256/16"
+
+
+def track(repo, *extra: str):
+    return run_cli("track", "--git", repo, "--branch", "main", "--case", CASE, "--metric", "instructions", *extra,
+                   timeout=3600)
+
+
+def test_a_branch_is_tracked_commit_by_commit_and_its_change_point_found(built_openssl, in_e2e_cache, tmp_path):
+    repo = tmp_path / "openssl"
+    shas = openssl_history(in_e2e_cache["SSLPERF_CACHE_DIR"], repo, ("harmless", "broken"))
+    base, slow, broken = shas[0], shas[1], shas[-1]
+    assert [c.sha for c in first_parent(repo, "main", 10)] == shas[::-1]        # newest first
+    first = track(repo, "--limit", "2")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert f"skipped {broken[:10]}" in first.stdout and "Configure" in first.stdout
+    assert re.search(r"Tracked 1 commit\(s\) of main, skipped 1; .*3 commit\(s\) left", first.stdout), first.stdout
+    second = track(repo, "--limit", "10")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "Tracked 3 commit(s) of main, skipped 0" in second.stdout and "0 commit(s) left" in second.stdout
+    assert broken[:10] not in second.stdout                                      # not tried again
+    third = track(repo)
+    assert third.returncode == 0 and "Nothing to do" in third.stdout, third.stdout
+    runs = [r for r in json.loads(run_cli("runs", "list", "--json").stdout) if r["source"] == "sslperf track"]
+    assert len(runs) == 5                       # four commits measured, one recorded as skipped
+    found = json.loads(run_cli("regressions", "--metric", "instructions", "--json").stdout)["change_points"]
+    assert len(found) == 1, found
+    [change] = found
+    assert change["to"]["lib"].endswith(f"-g{slow[:10]}") and change["from"]["lib"].endswith(f"-g{base[:10]}")
+    assert change["verdict"] == "slower" and change["percent"] < -20
+    assert change["bisect"][5:9] == ["--good", base[:10], "--bad", slow[:10]]
+
+
+def test_a_directory_that_is_not_a_clone_is_a_clear_error(tmp_path):
+    with pytest.raises(SslperfError, match="is not a git repository"):
+        first_parent(tmp_path, "main", 5)
