@@ -39,6 +39,63 @@ def per_op(run: dict) -> dict[str, list[float]]:
             for m in run["measurements"]}
 
 
+def hardware_counters() -> str:
+    with Worker(find_system()) as worker:
+        return worker.request("info", timeout=60).data["hw_counters"]
+
+
+def test_auto_counts_with_the_cpus_counter_where_there_is_one_and_callgrind_where_not(runs):
+    """This VM has no PMU: the harness says why, and the counts come from callgrind."""
+    state = hardware_counters()
+    counters = {m["extra"]["instruction_counter"] for m in runs["once"]["measurements"]}
+    if state.startswith("none: "):
+        assert "perf_event_open(instructions) failed" in state
+        assert counters == {"callgrind"} and runs["once"]["environment"]["instruction_counters"] == {"system": "callgrind"}
+    else:
+        assert state == "instructions,cycles" and counters == {"perf"}
+
+
+def test_the_cpus_own_counter_counts_the_loop(sslperf_dirs):
+    state = hardware_counters()
+    if state.startswith("none: "):
+        pytest.skip(f"no hardware instruction counter here: {state.removeprefix('none: ')}")
+    result = run_cli("speed", "--metric", "instructions", "--case", "cipher/aes-128-gcm/encrypt/16", "--case",
+                     "cipher/aes-128-gcm/encrypt/16384", "--json", "--no-store",
+                     env={"SSLPERF_INSTRUCTION_COUNTER": "perf"})
+    assert result.returncode == 0, result.stderr
+    per_op = {m["size"]: [n / ops for n, ops in zip(m["extra"]["instructions"], m["ops"])]
+              for m in json.loads(result.stdout)["measurements"]}
+    assert all(m > 100 for m in per_op[16]) and min(per_op[16384]) > 5 * max(per_op[16])
+    assert all(m["extra"]["instruction_counter"] == "perf" and m["extra"]["cycles"]
+               for m in json.loads(result.stdout)["measurements"])
+
+
+def test_asking_for_the_cpus_counter_where_there_is_none_is_one_paragraph(sslperf_dirs):
+    state = hardware_counters()
+    if not state.startswith("none: "):
+        pytest.skip("this machine has a hardware instruction counter")
+    result = run_cli("speed", "--metric", "instructions", "--case", "digest/sha256/64", "--no-store",
+                     env={"SSLPERF_INSTRUCTION_COUNTER": "perf"})
+    assert result.returncode == 2 and result.stderr.startswith("error: "), result.stderr
+    assert "cannot open it here" in result.stderr and "callgrind" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_counts_of_two_different_counters_are_never_paired():
+    from sslperf.compare import change
+    from sslperf.results import Measurement
+
+    def counted(counter: str, count: int) -> Measurement:
+        return Measurement("digest/sha256/64", "digest", "digest", "sha256", "", 64, "record", counter, "ok", None,
+                           "ops", 0, [1000] * 3, [10**6] * 3, [10**6] * 3,
+                           extra={"instructions": [count] * 3, "process": [0, 1, 2], "instruction_counter": counter,
+                                  "deterministic_inputs": counter == "callgrind"})
+
+    found = change(counted("callgrind", 5_000_000), counted("perf", 4_000_000), "instructions", 0.01, 0.05)
+    assert found.verdict == "?" and found.method == "different counters"
+    same = change(counted("callgrind", 5_000_000), counted("callgrind", 4_000_000), "instructions", 0.01, 0.05)
+    assert same.verdict == "faster" and same.method == "exact"
+
+
 def test_the_harness_says_when_its_inputs_are_deterministic(sslperf_dirs):
     with Worker(find_system()) as worker:
         assert worker.request("info", timeout=60).data["deterministic_rand"] == "off"

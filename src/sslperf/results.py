@@ -19,6 +19,10 @@ PROCESS_KEY = "process"
 INSTRUCTIONS_KEY = "instructions"
 # extra[DETERMINISTIC_KEY]: the counts came from sslperf's fixed random stream, so every process counts the same.
 DETERMINISTIC_KEY = "deterministic_inputs"
+# extra[COUNTER_KEY]: what counted them, "callgrind" or "perf" (the CPU's own); compare pairs only equal ones.
+COUNTER_KEY = "instruction_counter"
+# extra[CYCLES_KEY]: per sample, the CPU cycles its operations took (perf only).
+CYCLES_KEY = "cycles"
 
 
 @dataclass

@@ -120,9 +120,10 @@ def provider_options(command):
 def placement_options(command):
     """--cpu / --no-pin / --processes: where and in how many processes the workers run."""
     command = click.option("--processes", type=click.IntRange(1, 100),
-                           help="Worker processes per case and library (default 5; 3 for --metric instructions, "
-                                "one count each); the samples are spread over them, so the CI covers what "
-                                "differs between processes.")(command)
+                           help="Worker processes per case and library (default 5; for --metric instructions, "
+                                "one count each: 1 for a library whose inputs are deterministic, else 3); the "
+                                "samples are spread over them, so the CI covers what differs between "
+                                "processes.")(command)
     command = click.option("--fixed-layout", is_flag=True,
                            help="Turn off address-space randomisation in the workers, so every process has the same "
                                 "memory layout: steadier run-to-run figures of one library (a CI gate), but a "

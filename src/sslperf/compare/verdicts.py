@@ -17,6 +17,8 @@ their samples' spread says.
 - Runs without process records (older runs): Mann-Whitney U on the samples.
 - Instruction counts made from deterministic inputs (the same in every
   process, one process enough): the change is exact, no test ("exact").
+- Instruction counts of two different counters (the CPU's own, callgrind)
+  are never paired: `?` ("different counters").
 With fewer than 3 units on a side no test is possible and the verdict is
 `?`. The threshold a change must exceed is the larger of `--threshold` and
 this machine's measured noise floor for the family (`sslperf noise`):
@@ -30,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 
 from sslperf.measure.suites import select_ids
-from sslperf.results import DETERMINISTIC_KEY, PROCESS_KEY, Measurement, Run
+from sslperf.results import COUNTER_KEY, DETERMINISTIC_KEY, PROCESS_KEY, Measurement, Run
 from sslperf.stats import (
     RatioTest,
     Summary,
@@ -59,7 +61,7 @@ class Change:
     verdict: str                 # "faster", "slower", "~" or "?"
     low: float | None = None     # 95% CI of the ratio, where the test gives one
     high: float | None = None
-    method: str = "samples"      # "exact", "paired", "processes" or "samples" (see the module docstring)
+    method: str = "samples"      # "exact", "paired", "processes", "samples" or "different counters" (see above)
     threshold: float = 0.0       # the smallest change called: max(--threshold, the noise floor)
     floor: float | None = None   # the noise floor that applied, when one was measured
 
@@ -137,6 +139,11 @@ def _by_process(m: Measurement, values: list[float]) -> list[list[float]] | None
     return list(groups.values())
 
 
+def _counter(m: Measurement) -> str:
+    """What counted a measurement's instructions (older runs: callgrind, the only counter then)."""
+    return str((m.extra or {}).get(COUNTER_KEY) or "callgrind")
+
+
 def _exact(m: Measurement, rates: list[float]) -> bool:
     """Counts made from deterministic inputs that repeat in every process (to
     a part in a million); a single such count stands for all of them."""
@@ -171,6 +178,9 @@ def change(base: Measurement, other: Measurement, metric: str, threshold: float,
     a, b = base.rates(metric), other.rates(metric)
     if not a or not b:
         return None
+    if metric == "instructions" and _counter(base) != _counter(other):
+        # perf counts user-space instructions on this CPU; callgrind counts on its simulated one: not one scale.
+        return Change(b[0] / a[0] if a[0] else math.nan, None, "?", method="different counters")
     if metric == "instructions" and _exact(base, a) and _exact(other, b):
         # Deterministic counts (harness/deterministic.c, the differential batch):
         # every process counted the same, so the change is known exactly and

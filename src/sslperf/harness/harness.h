@@ -82,7 +82,9 @@ int memory_mode(int argc, char **argv);   /* memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
 int transfer_client(int argc, char **argv);
 void memory_hooks_install(void);          /* memory.c: must run before the library allocates */
-int profile_case(bench_case *c, uint64_t iters, double seconds, int differential);   /* profile.c */
+int profile_case(bench_case *c, uint64_t iters, double seconds, int differential);
+int hwcount_case(bench_case *c, uint64_t iters);   /* counters.c */
+const char *sp_counters_state(void);   /* profile.c */
 void json_string(const char *s);     /* prints s as a JSON string */
 /* {"type":TYPE,"case":ID,"reason":REASON} on stdout; returns 1 (an exit code). */
 int json_refusal(const char *type, const char *case_id, const char *reason);

@@ -6,6 +6,7 @@
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
  *   harness profile CASE [--seconds S | --iters N [--differential]]   one case in a loop for a profiler (profile.c)
+ *   harness hwcount CASE --iters N   the CPU's own instruction and cycle counts of N operations (counters.c)
  *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
  *   harness https-server | https-get   HTTPS over loopback (loopback.c)
  *   harness threads CASE N MS [own|libctx|shared]   any case in N threads (threads.c)
@@ -96,6 +97,8 @@ static void emit_info(void)
     sp_provider_info();
     printf(",\"deterministic_rand\":");
     json_string(sp_deterministic_state());
+    printf(",\"hw_counters\":");
+    json_string(sp_counters_state());
     printf("}\n");
     fflush(stdout);
 }
@@ -311,6 +314,27 @@ static int profile_mode(int argc, char **argv)
     return ok ? 0 : 1;
 }
 
+static int hwcount_mode(int argc, char **argv)
+{
+    unsigned long long iters = 0;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--iters") == 0)
+            iters = strtoull(argv[i + 1], NULL, 10);
+    if (iters == 0) {
+        emit_status("error", argv[0], "hwcount needs --iters N (N > 0)");
+        return 2;
+    }
+    prep_result res;
+    bench_case *c = prepare(argv[0], &res);     /* setup: before and outside the counted loop */
+    if (c == NULL) {
+        emit_status(status_type(res.status), argv[0], res.reason);
+        return 1;
+    }
+    int ok = hwcount_case(c, iters);
+    release_case(c->id);
+    return ok ? 0 : 1;
+}
+
 static int serve_mode(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -420,6 +444,7 @@ static const struct {
     {"run", 0, ANY, run_mode, "run [--time-ms T] [--samples N] CASE..."},
     {"serve", 0, ANY, serve_mode, "serve"},
     {"profile", 0, ANY, profile_mode, "profile CASE [--seconds S | --iters N [--differential]]"},
+    {"hwcount", 3, 3, hwcount_mode, "hwcount CASE --iters N   user-space instructions and cycles (counters.c)"},
     {"mkcerts", 2, 2, mkcerts_mode, "mkcerts DIR COUNT"},
     {"https-server", 0, ANY, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
     {"https-get", 0, ANY, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},

@@ -12,6 +12,7 @@ about 50 times slower, which is why the batches are short.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -61,9 +62,40 @@ def batch(calibrated: int) -> int:
     return 1 << max(0, calibrated.bit_length() - 1)
 
 
+COUNTER_VARIABLE = "SSLPERF_INSTRUCTION_COUNTER"    # auto (default), perf or callgrind
+COUNTERS = ("auto", "perf", "callgrind")
+
+
 class Counted(NamedTuple):
     instructions: int
     deterministic: bool      # the library drew sslperf's fixed random stream: every process counts the same
+    counter: str = "callgrind"         # "callgrind", or "perf" (the CPU's own counter, perf_event_open)
+    cycles: int | None = None          # perf only
+
+
+def counter_choice() -> str:
+    """Which counter --metric instructions uses: SSLPERF_INSTRUCTION_COUNTER
+    (auto: the CPU's own where the harness can open it, else callgrind)."""
+    chosen = os.environ.get(COUNTER_VARIABLE, "auto").strip() or "auto"
+    if chosen not in COUNTERS:
+        raise SslperfError(f"{COUNTER_VARIABLE}={chosen!r} is not a counter sslperf knows.",
+                           hint="Use auto (the CPU's own counter where there is one, else callgrind), perf or "
+                                "callgrind.")
+    return chosen
+
+
+def hardware_count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None, cpu: int | None = None,
+                   timeout: float = 600) -> Counted:
+    """User-space instructions (and cycles) of `iters` operations from the
+    CPU's own counters (harness/counters.c: N then 2N operations, the
+    difference), natively: nearly free where the machine has a PMU."""
+    done = call(lib, "hwcount", case_id, "--iters", str(iters), timeout=timeout,
+                env={**(env or {}), DETERMINISTIC_VARIABLE: "1"}, ok_codes=None, cpu=cpu, fixed_layout=True)
+    reply = next((line for line in done.lines if line.get("case") == case_id), {})
+    if reply.get("type") != "hwcounted":
+        raise SslperfError(f"Counting instructions of `{case_id}` on {lib.name} with the CPU's counters failed: "
+                           f"{reply.get('reason') or done.stderr.strip()[-300:] or 'no result'}.")
+    return Counted(int(reply["instructions"]), False, "perf", int(reply.get("cycles") or 0))
 
 
 def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None, cpu: int | None = None,

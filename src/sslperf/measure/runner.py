@@ -24,7 +24,7 @@ from sslperf.libs.model import Lib
 from sslperf.measure import environment, instructions, pinning
 from sslperf.measure.harness_client import HarnessCrashed, Worker, harness_binary
 from sslperf.measure.suites import Case
-from sslperf.results import DETERMINISTIC_KEY, INSTRUCTIONS_KEY, PROCESS_KEY, LibInfo, Measurement, Run
+from sslperf.results import COUNTER_KEY, CYCLES_KEY, DETERMINISTIC_KEY, INSTRUCTIONS_KEY, PROCESS_KEY, LibInfo, Measurement, Run
 from sslperf.stats import NOISY_CI
 
 # A case whose single operation outlasts the sample target (RSA-4096 key
@@ -86,8 +86,13 @@ class Runner:
         self.settings = settings
         self.env = {**environment.mask_env(settings.mask), **(extra_env or {})}
         env = {**environment.capture(settings.mask), "pinned_cpu": settings.cpu}
+        self.counter_choice = instructions.counter_choice() if settings.counter == "instructions" else ""
+        self.hw_counters: dict[str, str] = {}      # per library, what its harness says of the CPU's counters
         if settings.counter == "instructions":
-            env["instruction_counter"] = "callgrind, inside the loop only"
+            env["instruction_counter"] = {
+                "auto": "the CPU's own (perf_event_open, user space) where the harness can open it, else "
+                        "callgrind inside the loop only", "perf": "the CPU's own (perf_event_open, user space)",
+                "callgrind": "callgrind, inside the loop only"}[self.counter_choice]
             env["hardware_instruction_counter"] = instructions.hardware_counter()
         self.run = Run.new({**settings.as_dict(), **(extra_settings or {})}, env)
         busy = pinning.busy_warning(settings.cpu)
@@ -100,6 +105,16 @@ class Runner:
             for lib in libs:
                 reply = self.workers[lib.name].request("info", timeout=60).data
                 self.run.libs.append(lib_info(lib, reply))
+                self.hw_counters[lib.name] = str(reply.get("hw_counters") or "none: not reported by the harness")
+            refused = {name: state for name, state in self.hw_counters.items() if state.startswith("none")}
+            if self.counter_choice == "perf" and refused:
+                name, state = next(iter(refused.items()))
+                raise SslperfError(f"{instructions.COUNTER_VARIABLE}=perf asks for the CPU's own instruction counter, "
+                                   f"but the harness for {name} cannot open it here "
+                                   f"({state.removeprefix('none: ')}).",
+                                   hint="A VM without a virtual PMU or a container without perf_event access has "
+                                        "none; unset the variable (auto falls back to callgrind) or set it to "
+                                        "callgrind.")
                 if reply.get("provider"):      # the FIPS module this column ran with, as it describes itself
                     self.run.environment.setdefault("providers", {})[lib.name] = reply["provider"]
         finally:
@@ -267,7 +282,7 @@ class Runner:
                 if m.status != "ok" or (process and exact and self.settings.count_exact_once):
                     continue
                 try:
-                    counted = instructions.count(lib, case.id, iters[lib.name], self.env, self.settings.cpu)
+                    counted = self._count(lib, case.id, iters[lib.name])
                 except SslperfError as failed:
                     m.status, m.reason = "error", failed.message
                     continue
@@ -276,7 +291,23 @@ class Runner:
                 m.extra.setdefault(INSTRUCTIONS_KEY, []).append(counted.instructions)
                 m.extra.setdefault(PROCESS_KEY, []).append(process)
                 m.extra[DETERMINISTIC_KEY] = counted.deterministic
+                m.extra[COUNTER_KEY] = counted.counter
+                if counted.cycles is not None:
+                    m.extra.setdefault(CYCLES_KEY, []).append(counted.cycles)
+                self.run.environment.setdefault("instruction_counters", {})[lib.name] = counted.counter
         return [results[lib.name] for lib in self.libs]
+
+    def _count(self, lib: Lib, case_id: str, iters: int) -> instructions.Counted:
+        """One count with the chosen counter: the CPU's own where the harness
+        can open it (auto, perf), else callgrind; perf where there is none is
+        an error that says why."""
+        available = not self.hw_counters.get(lib.name, "none").startswith("none")
+        if self.counter_choice == "perf" and not available:
+            raise SslperfError(f"{instructions.COUNTER_VARIABLE}=perf, but the CPU's counters cannot be opened here "
+                               f"({self.hw_counters.get(lib.name, 'none').removeprefix('none: ')}).")
+        if self.counter_choice in ("auto", "perf") and available:
+            return instructions.hardware_count(lib, case_id, iters, self.env, self.settings.cpu)
+        return instructions.count(lib, case_id, iters, self.env, self.settings.cpu)
 
     def _warm_up(self, case: Case, ready: list[Lib], results: dict[str, Measurement], iters: dict[str, int]) -> int:
         """Warm-up rounds, thrown away; the wall time of the last one."""

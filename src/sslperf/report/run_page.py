@@ -149,6 +149,8 @@ def _verdicts(run: Run, metric: str, floors=None) -> str:
                 cells.append(f"<td class='{change.verdict}'>{change.percent:+.1f}% ({change.evidence()})</td>")
             elif change.verdict == "~":
                 cells.append(f"<td class='same'>~ ({change.evidence(2)})</td>")
+            elif change.method == "different counters":
+                cells.append("<td class='same'>? (counted by different counters)</td>")
             else:
                 cells.append(f"<td class='same'>{change.percent:+.1f}% ? (n too small)</td>")
         rows.append(f"<tr><td>{escape(row.label)}</td>{''.join(cells)}</tr>")

@@ -27,6 +27,8 @@ def change_text(change: Change | None) -> tuple[str, str]:
           if change.low is not None and change.high is not None else "")
     if change.verdict == "~":
         return f"~ {change.percent:+.1f}%{ci} ({change.evidence()})", "dim"
+    if change.verdict == "?" and change.method == "different counters":
+        return "? (counted by different counters)", "yellow"
     if change.verdict == "?":
         return f"{change.percent:+.1f}% ? (n too small)", "yellow"
     style = "green" if change.verdict == "faster" else "bold red"
@@ -69,7 +71,8 @@ def tables(comparison: Comparison) -> list[Table]:
 METHODS = {"exact": "deterministic instruction counts, no test needed",
            "paired": "t test on per-process ratios of one interleaved run",
            "processes": "Welch's t test across worker processes",
-           "samples": "Mann-Whitney U on samples"}
+           "samples": "Mann-Whitney U on samples",
+           "different counters": "counts of two different counters (the CPU's own, callgrind) are not compared"}
 
 
 def to_markdown(comparison: Comparison, floor_note: str = "", fail_above: float | None = None,
