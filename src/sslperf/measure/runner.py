@@ -106,6 +106,8 @@ class Runner:
                 reply = self.workers[lib.name].request("info", timeout=60).data
                 self.run.libs.append(lib_info(lib, reply))
                 self.hw_counters[lib.name] = str(reply.get("hw_counters") or "none: not reported by the harness")
+                if reply.get("provider"):      # the FIPS module this column ran with, as it describes itself
+                    self.run.environment.setdefault("providers", {})[lib.name] = reply["provider"]
             refused = {name: state for name, state in self.hw_counters.items() if state.startswith("none")}
             if self.counter_choice == "perf" and refused:
                 name, state = next(iter(refused.items()))
@@ -115,8 +117,6 @@ class Runner:
                                    hint="A VM without a virtual PMU or a container without perf_event access has "
                                         "none; unset the variable (auto falls back to callgrind) or set it to "
                                         "callgrind.")
-                if reply.get("provider"):      # the FIPS module this column ran with, as it describes itself
-                    self.run.environment.setdefault("providers", {})[lib.name] = reply["provider"]
         finally:
             self.close()
 
