@@ -71,12 +71,17 @@ void sp_deterministic_setup(void)
     const char *wanted = getenv("SSLPERF_DETERMINISTIC");
     if (wanted == NULL || strcmp(wanted, "1") != 0)
         return;
+    /* A FIPS module makes its keys and nonces with its own generator, which
+     * this hook does not reach: its counts are not deterministic, so say so. */
+    if (getenv("SSLPERF_FIPS_CONFIG") != NULL)
+        return;
 #if !SP_BSSL && !SP_LIBRESSL
     deterministic_on = RAND_set_rand_method(&stream_method) == 1;
 #endif
 }
 
-/* For `info`: "on", "off" (not asked for) or "unsupported" (asked for, no hook in this library). */
+/* For `info`: "on", "off" (not asked for) or "unsupported" (asked for, but no hook in this library, or
+ * a FIPS module with its own generator). */
 const char *sp_deterministic_state(void)
 {
     const char *wanted = getenv("SSLPERF_DETERMINISTIC");
