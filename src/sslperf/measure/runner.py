@@ -93,7 +93,6 @@ class Runner:
                 "auto": "the CPU's own (perf_event_open, user space) where the harness can open it, else "
                         "callgrind inside the loop only", "perf": "the CPU's own (perf_event_open, user space)",
                 "callgrind": "callgrind, inside the loop only"}[self.counter_choice]
-            env["hardware_instruction_counter"] = instructions.hardware_counter()
         self.run = Run.new({**settings.as_dict(), **(extra_settings or {})}, env)
         busy = pinning.busy_warning(settings.cpu)
         if busy:
@@ -108,6 +107,10 @@ class Runner:
                 self.hw_counters[lib.name] = str(reply.get("hw_counters") or "none: not reported by the harness")
                 if reply.get("provider"):      # the FIPS module this column ran with, as it describes itself
                     self.run.environment.setdefault("providers", {})[lib.name] = reply["provider"]
+            if settings.counter == "instructions":    # the harness opened (or could not open) the CPU's counters itself
+                self.run.environment["hardware_instruction_counter"] = "; ".join(
+                    dict.fromkeys(state.removeprefix("none: ") if state.startswith("none") else f"present ({state})"
+                                  for state in self.hw_counters.values()))
             refused = {name: state for name, state in self.hw_counters.items() if state.startswith("none")}
             if self.counter_choice == "perf" and refused:
                 name, state = next(iter(refused.items()))
