@@ -25,6 +25,8 @@ E2E_LIBS = tuple(line for line in (Path(__file__).parent / "e2e-libs.txt").read_
                  if line and not line.startswith("#"))
 FIPS_LIB = "openssl-3.0.8+fips"           # the validated 3.0.8 with its FIPS module; its library is 3.0.8's
 assert FIPS_LIB in E2E_LIBS
+RUSTLS_LIB = "rustls-0.15+ring"
+assert RUSTLS_LIB in E2E_LIBS
 
 
 def pytest_configure(config):
@@ -128,6 +130,14 @@ def built_openssl3(e2e_env):
     result = run_cli("libs", "build", "openssl-3.6", env=e2e_env, timeout=1800)
     assert result.returncode == 0, result.stderr + result.stdout
     return "openssl-3.6"
+
+
+@pytest.fixture(scope="session")
+def built_rustls(e2e_env):
+    """rustls through rustls-ffi with the ring provider (the quicker of its two to build), by cargo."""
+    result = run_cli("libs", "build", RUSTLS_LIB, env=e2e_env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    return RUSTLS_LIB
 
 
 @pytest.fixture(scope="session")

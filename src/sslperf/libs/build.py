@@ -27,7 +27,8 @@ from sslperf import paths
 from sslperf.errors import BuildFailed, BuildInterrupted, SslperfError
 from sslperf.libs import fips, footprint, releases, sources, variants
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
-from sslperf.libs.model import Lib, prefix_linkage, version_from_string
+from sslperf.libs.model import (RUSTLS_ARCHIVE, RUSTLS_HEADER, Lib, harness_backend, prefix_linkage,
+                                version_from_string)
 from sslperf.libs.sources import Source
 from sslperf.proc import require_tool, run
 
@@ -242,7 +243,7 @@ def _build(request: BuildRequest, progress: Progress, compiler: dict[str, str], 
             if compiler_launcher():        # the same relative paths in every build, for ccache
                 source_root = Path(shutil.copytree(source_root, workdir / "src", symlinks=True))
             phases["fetch"] = time.monotonic() - mark
-            builder = _CMakeBuild if cmake else _OpenSSLBuild
+            builder = {"cmake": _CMakeBuild, "cargo": _CargoBuild}.get(request.source.build_system, _OpenSSLBuild)
             compiled = True
             plan = builder(request, source_root, workdir, home / "prefix", log, progress, phases).run()
             staged = workdir / "out"
@@ -413,6 +414,37 @@ class _CMakeBuild(_Job):
         return plan
 
 
+class _CargoBuild(_Job):
+    """rustls-ffi: cargo builds its static library, with the dependencies its Cargo.lock pins (fetched from
+    crates.io), into the work directory; the crate carries its C header."""
+
+    def run(self) -> variants.ConfigurePlan:
+        cargo = require_tool("cargo", "to build rustls-ffi")
+        chosen = variants.lookup(self.request.variants, self.request.source.flavor)
+        plan = variants.plan(chosen, None, self.request.configure_options, self.request.cflags)
+        features = variants.cargo_features(chosen)
+        manifest = ["--manifest-path", str(self.src / "Cargo.toml")]
+        self.step("fetch", [cargo, "fetch", "--locked", *manifest], 900)
+        target = self.build_dir / "target"
+        seen = [0]
+
+        def count(line: str) -> None:
+            if line.lstrip().startswith("Compiling "):
+                seen[0] += 1
+                self.progress.advance()
+
+        plan.options = ["--no-default-features", "--features", ",".join(features), *plan.options]
+        self.step("compile", [cargo, "build", "--release", "--locked", "--lib", *manifest, "--target-dir", str(target),
+                              f"-j{self.request.jobs}", *plan.options], 3600, on_line=count,
+                  env={"CARGO_TERM_COLOR": "never", "CARGO_TERM_PROGRESS_WHEN": "never"})
+        prefix = self.destdir / str(self.final_prefix).lstrip("/")
+        (prefix / "lib").mkdir(parents=True)
+        (prefix / "include").mkdir()
+        shutil.copy2(target / "release" / "librustls_ffi.a", prefix / RUSTLS_ARCHIVE)
+        shutil.copy2(self.src / "src" / "rustls.h", prefix / RUSTLS_HEADER)
+        return plan
+
+
 def _flavor_settings(flavor: str, src: Path) -> list[str]:
     if flavor == "aws-lc-fips":
         # The FIPS module is built as the validated source says: its delocator and hash injector are Go
@@ -441,14 +473,16 @@ def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.Co
     """Everything `libs info` shows, measured on the staged install."""
     flavor = request.source.flavor
     linkage = prefix_linkage(staged_prefix, flavor)
+    backend = harness_backend(flavor)
     if linkage is None:
-        raise BuildFailed(f"The build `{lib_name(request)}` installed no libssl/libcrypto under {staged_prefix}.")
-    result = footprint.probe(linkage)
+        wanted = "librustls_ffi.a and rustls.h" if backend == "rustls" else "libssl/libcrypto"
+        raise BuildFailed(f"The build `{lib_name(request)}` installed no {wanted} under {staged_prefix}.")
+    result = footprint.probe(linkage, backend=backend)
     if flavor == "openssl" and request.source.version not in result.version_string:
         raise BuildFailed(f"The build reports `{result.version_string}`, not OpenSSL {request.source.version}.")
     lib_dir = staged_prefix / "lib"
     files = {}
-    for stem in ("libcrypto", "libssl"):
+    for stem in ("librustls_ffi",) if backend == "rustls" else ("libcrypto", "libssl"):
         archive = lib_dir / f"{stem}.a"
         measured = footprint.file_footprint(archive)
         measured.path = f"lib/{archive.name}"

@@ -14,7 +14,8 @@ from pathlib import Path
 from sslperf.errors import SslperfError
 from sslperf.proc import require_tool, run, run_ok
 
-PROBE_SOURCE = Path(__file__).with_name("probe.c")
+# The probe program per harness backend (libs.model.harness_backend).
+PROBE_SOURCES = {"openssl": Path(__file__).with_name("probe.c"), "rustls": Path(__file__).with_name("probe_rustls.c")}
 SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 
@@ -43,23 +44,27 @@ class ProbeResult:
     shared_objects: dict[str, str]   # soname → resolved path, for dynamic links
 
 
-def probe(linkage: Linkage, workdir: Path | None = None) -> ProbeResult:
-    """Compile and run the probe against `linkage`; check it hashes right."""
+def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl") -> ProbeResult:
+    """Compile and run the probe against `linkage`; check it works (an OpenSSL-API library hashes right, a
+    rustls one makes a client connection)."""
     compiler = require_tool("cc", "to compile programs against the library")
     own_dir = workdir is None
     workdir = Path(tempfile.mkdtemp(prefix="sslperf-probe-")) if own_dir else workdir
     try:
         binary = workdir / "probe"
-        result = run(linkage.command(compiler, PROBE_SOURCE, binary), timeout=180)
+        result = run(linkage.command(compiler, PROBE_SOURCES[backend], binary), timeout=180)
         if result.returncode != 0:
             raise SslperfError(
                 "The probe program does not compile or link against this library:\n"
                 + "\n".join(result.output.strip().splitlines()[-12:]),
-                hint="Check that the prefix holds include/openssl/ssl.h and libssl/libcrypto.",
+                hint="Check that the prefix holds include/openssl/ssl.h and libssl/libcrypto."
+                if backend == "openssl" else "Check that the prefix holds include/rustls.h and lib/librustls_ffi.a.",
             )
         output = run_ok([binary], timeout=60)
         info = json.loads(output)
-        if info["sha256_abc"] != SHA256_ABC:
+        if backend == "rustls" and not info.get("connection"):
+            raise SslperfError("rustls-ffi could not make a client connection in the probe program.")
+        if backend == "openssl" and info["sha256_abc"] != SHA256_ABC:
             raise SslperfError(f"The library computed a wrong SHA-256 of 'abc' ({info['sha256_abc']}).")
         text, data, bss = section_sizes(binary)
         shared = {} if linkage.static else linked_shared_objects(binary)

@@ -14,6 +14,15 @@ LINK_SYSTEM_LIBS = ["-pthread", "-ldl", "-lm"]
 BSSL_FLAVORS = ("boringssl", "aws-lc", "aws-lc-fips")
 
 
+# Libraries whose API is not OpenSSL's: the harness backend (a directory under harness/) that speaks it.
+BACKENDS = {"rustls": "rustls"}
+
+
+def harness_backend(flavor: str) -> str:
+    """The harness backend for `flavor`: its own, or the OpenSSL API's."""
+    return BACKENDS.get(flavor, "openssl")
+
+
 def is_bssl(flavor: str) -> bool:
     """Whether `flavor` is BoringSSL or AWS-LC (the one place that decides it)."""
     return flavor in BSSL_FLAVORS
@@ -54,9 +63,17 @@ def find_lib_dir(prefix: Path) -> Path | None:
     return None
 
 
+RUSTLS_ARCHIVE = "lib/librustls_ffi.a"
+RUSTLS_HEADER = "include/rustls.h"
+
+
 def prefix_linkage(prefix: Path, flavor: str) -> Linkage | None:
     """Static archives when the prefix has them (the harness links statically),
     else the shared objects with an rpath so no LD_LIBRARY_PATH is needed."""
+    if harness_backend(flavor) == "rustls":
+        if not ((prefix / RUSTLS_ARCHIVE).exists() and (prefix / RUSTLS_HEADER).exists()):
+            return None
+        return Linkage([f"-I{prefix / 'include'}"], [str(prefix / RUSTLS_ARCHIVE), *LINK_SYSTEM_LIBS], static=True)
     lib_dir = find_lib_dir(prefix)
     if lib_dir is None or not (prefix / "include" / "openssl" / "ssl.h").exists():
         return None

@@ -21,7 +21,7 @@ class Flavor:
     title: str
     crate: str
     crate_subdir: str          # where the library's source tree sits in the crate
-    build_system: str          # "openssl" (Configure + make) or "cmake"
+    build_system: str          # "openssl" (Configure + make), "cmake" or "cargo"
 
     def library_version(self, release: crates.CrateRelease) -> str:
         # openssl-src writes the OpenSSL version as build metadata: 300.3.2+3.3.2
@@ -38,6 +38,8 @@ FLAVORS: dict[str, Flavor] = {
         Flavor("aws-lc", "AWS-LC", "aws-lc-sys", "aws-lc", "cmake"),
         # AWS-LC's FIPS module (the validated source, built with -DFIPS=1; needs Go and Perl).
         Flavor("aws-lc-fips", "AWS-LC FIPS", "aws-lc-fips-sys", "aws-lc", "cmake"),
+        # rustls through its C API; VERSION is rustls-ffi's (0.15.7 carries rustls 0.23.46).
+        Flavor("rustls", "rustls (rustls-ffi)", "rustls-ffi", ".", "cargo"),
     )
 }
 # Flavors that can be built from a local directory, tarball or git tag too.

@@ -31,7 +31,8 @@ class Source:
 
     @property
     def build_system(self) -> str:
-        return "openssl" if self.flavor == "openssl" else "cmake"
+        flavor = releases.FLAVORS.get(self.flavor)
+        return flavor.build_system if flavor else "openssl" if self.flavor == "openssl" else "cmake"
 
 
 def from_release(release: releases.Release) -> Source:

@@ -34,6 +34,13 @@ class Variant:
     opt_level: str | None = None        # replaces the default -O3
     cmake: tuple[str, ...] = ()         # -D settings for CMake-built flavors
     openssl_only: bool = False
+    cargo_features: tuple[str, ...] = ()   # rustls-ffi's cargo features
+    rustls_only: bool = False
+
+# rustls-ffi's crypto provider when no variant names one: aws-lc-rs, as the crate's default. Its `prefer-post-quantum`
+# default is left off (the pq-first variant), so rustls negotiates X25519 as the other libraries' x25519 rows do.
+RUSTLS_DEFAULT_FEATURES = ("aws-lc-rs",)
+RUSTLS_PROVIDERS = ("ring", "aws-lc-rs")
 
 
 VARIANTS: dict[str, Variant] = {
@@ -63,6 +70,11 @@ VARIANTS: dict[str, Variant] = {
                 "library: `--fips-module`)", configure=("enable-fips",), openssl_only=True),
         Variant("ktls", "enable-ktls: kernel TLS (SSL_OP_ENABLE_KTLS) for `sslperf tls --transfer --loopback`; "
                 "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
+        Variant("ring", "rustls with the ring crypto provider", cargo_features=("ring",), rustls_only=True),
+        Variant("aws-lc-rs", "rustls with the aws-lc-rs crypto provider (the default)", cargo_features=("aws-lc-rs",),
+                rustls_only=True),
+        Variant("pq-first", "rustls: X25519MLKEM768 as the first key exchange (the crate's prefer-post-quantum; "
+                "aws-lc-rs only)", cargo_features=("aws-lc-rs", "prefer-post-quantum"), rustls_only=True),
     )
 }
 
@@ -82,7 +94,17 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
                 f"The `{name}` variant uses OpenSSL's Configure options and does not apply to {flavor}.",
                 hint="For CMake-built libraries use `Os`, `O2`, `no-asm` or `debug-symbols`.",
             )
+        if (flavor == "rustls") != variant.rustls_only and name != "default":
+            raise SslperfError(
+                f"The `{name}` variant does not apply to {flavor}.",
+                hint="rustls builds take `ring`, `aws-lc-rs` or `pq-first` (its crypto provider, built by cargo); "
+                "the other variants are for the C libraries.",
+            )
         chosen.append(variant)
+    providers = {f for v in chosen for f in v.cargo_features if f in RUSTLS_PROVIDERS}
+    if len(providers) > 1:
+        raise SslperfError(f"Variants {' and '.join(sorted(providers))} each choose rustls' crypto provider; pick one.",
+                           hint="`pq-first` needs aws-lc-rs (ring has no ML-KEM).")
     levels = {v.opt_level for v in chosen if v.opt_level}
     if len(levels) > 1:
         raise SslperfError(f"Variants {' and '.join(sorted(levels))} both set the optimisation level; pick one.")
@@ -91,9 +113,10 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
 
 def canonical_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """Variant names in the table's order, duplicates and `default` dropped,
-    so `+Os+minimal` and `+minimal+Os` are the same build."""
+    so `+Os+minimal` and `+minimal+Os` are the same build (and rustls' default
+    provider, `aws-lc-rs`, is the build without it)."""
     order = list(VARIANTS)
-    unique = {n for n in names if n != "default"}
+    unique = {n for n in names if n not in ("default", "aws-lc-rs")}
     return tuple(sorted(unique, key=lambda n: order.index(n) if n in order else len(order)))
 
 
@@ -108,6 +131,14 @@ def known_features(configure_script: Path) -> set[str]:
         # The tree's fault, like a failing configure step: a bisect or track skips such a commit.
         raise BuildFailed(f"Cannot find the @disablables table in {configure_script}; is this an OpenSSL source tree?")
     return set(re.findall(r'"([A-Za-z0-9_\-]+)"', block.group(1)))
+
+
+def cargo_features(chosen: list[Variant]) -> list[str]:
+    """rustls-ffi's cargo features for these variants (its provider, and whether post-quantum comes first)."""
+    features = [f for v in chosen for f in v.cargo_features]
+    if not any(f in RUSTLS_PROVIDERS for f in features):
+        features = [*RUSTLS_DEFAULT_FEATURES, *features]
+    return list(dict.fromkeys(features))
 
 
 @dataclass

@@ -16,6 +16,7 @@ import json
 from sslperf import paths
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
+from sslperf.libs.model import harness_backend
 from sslperf.measure import harness_client
 
 
@@ -38,7 +39,8 @@ def load() -> dict:
 
 
 def _reference_lib():
-    libs = [lib for lib in installed.all_libs() if lib.linkage is not None]
+    # The catalog is the OpenSSL-API backend's tables; another backend answers n/a for what it lacks.
+    libs = [lib for lib in installed.all_libs() if lib.linkage is not None and harness_backend(lib.flavor) == "openssl"]
     if not libs:
         raise SslperfError("No library to compile the harness against, so sslperf cannot list its cases.",
                            hint="Install the system OpenSSL headers (`sudo apt-get install libssl-dev`) or build "

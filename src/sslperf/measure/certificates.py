@@ -2,7 +2,9 @@
 with a CA bundle of about 150 certificates, a key and a certificate, made
 by a library's own harness and removed afterwards. The measuring layer
 makes them when the cases need them; the harness finds them through
-SSLPERF_CERT_DIR."""
+SSLPERF_CERT_DIR. A harness of another backend (rustls), which cannot make
+certificates, also finds there the TLS cases' CA, certificates and keys as
+PEM files, made by an OpenSSL-API harness (SSLPERF_TLS_PEM_DIR)."""
 
 from __future__ import annotations
 
@@ -13,26 +15,48 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from sslperf.errors import SslperfError
-from sslperf.libs.model import Lib
+from sslperf.libs import installed
+from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure.harness_client import call
 
 CA_CERTIFICATES = 150
 FAMILIES = ("api", "tls")          # the families whose cases read them
 VARIABLE = "SSLPERF_CERT_DIR"
+PEM_VARIABLE = "SSLPERF_TLS_PEM_DIR"
 
 
 def needed(cases: Iterable) -> bool:
     return any(case.family in FAMILIES for case in cases)
 
 
+def _maker(libs: tuple[Lib, ...]) -> Lib:
+    """The first of `libs` with an OpenSSL-API harness, else any such library in hand."""
+    for lib in libs:
+        if harness_backend(lib.flavor) == "openssl":
+            return lib
+    for lib in installed.all_libs():
+        if lib.linkage is not None and harness_backend(lib.flavor) == "openssl":
+            return lib
+    raise SslperfError(f"{libs[0].name} cannot make test certificates, and no OpenSSL-API library is in hand to "
+                       "make them.", hint="Install the system OpenSSL headers (`sudo apt-get install libssl-dev`) or "
+                       "build one with `sslperf libs build openssl-3.6`.")
+
+
 @contextmanager
-def made_by(lib: Lib) -> Iterator[Path]:
-    """The directory, made by `lib`'s harness; removed when the block ends."""
+def made_by(*libs: Lib) -> Iterator[Path]:
+    """The directory, made by the first OpenSSL-API harness among `libs` (the PEM files too when one of them
+    has another backend); removed when the block ends."""
     workdir = Path(tempfile.mkdtemp(prefix="sslperf-certs-"))
+    maker = _maker(libs)
     try:
-        made = call(lib, "mkcerts", str(workdir), str(CA_CERTIFICATES), timeout=300, ok_codes=None)
+        made = call(maker, "mkcerts", str(workdir), str(CA_CERTIFICATES), timeout=300, ok_codes=None)
         if made.returncode != 0 or made.last.get("type") != "certs":
-            raise SslperfError(f"Making the test certificates with {lib.name} failed: {made.stderr.strip()[-300:]}")
+            raise SslperfError(f"Making the test certificates with {maker.name} failed: {made.stderr.strip()[-300:]}")
+        if any(harness_backend(lib.flavor) != "openssl" for lib in libs):
+            made = call(maker, "pem-certs", str(workdir), timeout=300, ok_codes=None)
+            if made.returncode != 0 or made.last.get("type") != "certs":
+                raise SslperfError(f"Making the TLS cases' PEM certificates with {maker.name} failed: "
+                                   f"{made.stderr.strip()[-300:]}")
         yield workdir
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -40,12 +64,12 @@ def made_by(lib: Lib) -> Iterator[Path]:
 
 def env(cert_dir: Path | None) -> dict[str, str]:
     """What the harness reads to find them."""
-    return {VARIABLE: str(cert_dir)} if cert_dir is not None else {}
+    return {VARIABLE: str(cert_dir), PEM_VARIABLE: str(cert_dir)} if cert_dir is not None else {}
 
 
-def for_cases(lib: Lib, cases: Iterable, cert_dir: Path | None = None):
+def for_cases(libs: Lib | Iterable[Lib], cases: Iterable, cert_dir: Path | None = None):
     """A context giving the directory the cases need (None when they need none): `cert_dir` when one was
-    made already (a bisect's steps share one), else one made by `lib` for the block."""
+    made already (a bisect's steps share one), else one made for `libs` for the block."""
     if cert_dir is not None or not needed(cases):
         return nullcontext(cert_dir)
-    return made_by(lib)
+    return made_by(*((libs,) if isinstance(libs, Lib) else tuple(libs)))

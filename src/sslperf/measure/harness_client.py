@@ -27,7 +27,7 @@ from pathlib import Path
 from sslperf import paths
 from sslperf.errors import SslperfError
 from sslperf.libs.build import compiler_identity
-from sslperf.libs.model import Lib
+from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure.pinning import pin_self
 from sslperf.proc import require_tool, run
 
@@ -35,10 +35,15 @@ HARNESS_DIR = Path(__file__).parent.parent / "harness"
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-deprecated-declarations"]
 
 
-def source_digest() -> str:
+def _sources(backend: str) -> list[Path]:
+    """The shared core and one backend's directory (harness/core/backend.h)."""
+    return sorted(HARNESS_DIR.glob("core/*.[ch]")) + sorted((HARNESS_DIR / backend).glob("*.[ch]"))
+
+
+def source_digest(backend: str = "openssl") -> str:
     digest = hashlib.sha256()
-    for path in sorted(HARNESS_DIR.glob("*.[ch]")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in _sources(backend):
+        digest.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -74,7 +79,8 @@ def harness_binary(lib: Lib) -> Path:
         raise SslperfError(f"{lib.name} has no usable headers and libraries to compile the harness against.",
                            hint=f"Check `sslperf libs info {lib.name}`.")
     compiler = compiler_identity(cmake=False)
-    key = hashlib.sha256(json.dumps([source_digest(), lib_identity(lib), compiler]).encode()).hexdigest()
+    backend = harness_backend(lib.flavor)
+    key = hashlib.sha256(json.dumps([source_digest(backend), lib_identity(lib), compiler]).encode()).hexdigest()
     target = paths.subdir("harness") / f"{(lib.base or lib.name).replace('/', '_')}-{key[:16]}" / "sslperf-harness"
     if target.exists():
         return target
@@ -82,14 +88,17 @@ def harness_binary(lib: Lib) -> Path:
     workdir = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="harness-"))
     try:
         binary = workdir / "sslperf-harness"
-        sources = sorted(str(p) for p in HARNESS_DIR.glob("*.c"))
-        result = run([cc, *CFLAGS, *lib.linkage.cflags, *sources, "-o", binary, *lib.linkage.libs], timeout=300)
+        sources = [str(p) for p in _sources(backend) if p.suffix == ".c"]
+        includes = [f"-I{HARNESS_DIR / 'core'}", f"-I{HARNESS_DIR / backend}"]
+        result = run([cc, *CFLAGS, *includes, *lib.linkage.cflags, *sources, "-o", binary, *lib.linkage.libs],
+                     timeout=300)
         if result.returncode != 0:
             errors = [line for line in result.output.splitlines() if "error" in line] or result.output.splitlines()
             raise HarnessCompileError(
                 f"The harness does not compile against {lib.name} ({lib.version_string}):\n"
                 + "\n".join("    " + line for line in errors[:15]),
-                hint="This is a gap in harness/compat.h for this library version; please report it.",
+                hint=f"This is a gap in the harness's {backend} backend (harness/{backend}/) for this library "
+                "version; please report it.",
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         binary.rename(target)

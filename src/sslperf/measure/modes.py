@@ -33,7 +33,7 @@ def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, sou
               progress: Progress | None = None, cert_dir: Path | None = None) -> Run:
     """`cases` on `libs`, interleaved, each finished case kept as it ends;
     certificates made for cases that read them (unless `cert_dir` is given)."""
-    with certificates.for_cases(libs[0], cases, cert_dir) as made:
+    with certificates.for_cases(libs, cases, cert_dir) as made:
         runner = Runner(libs, settings, extra_settings, {**(extra_env or {}), **certificates.env(made)})
         try:
             return record(runner.run, store, source, lambda keep: runner.measure(

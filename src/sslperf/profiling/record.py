@@ -110,7 +110,7 @@ def record_into(out: Path, force: bool, libs: list[Lib], case, tool: str, second
     check_outputs(out, force, libs, tool)
     profiles = []
     with tempfile.TemporaryDirectory(dir=out, prefix=".sslperf-profiling-") as staging, \
-            certificates.for_cases(libs[0], [case]) as cert_dir:
+            certificates.for_cases(libs, [case]) as cert_dir:
         for lib in libs:
             say(f"  {lib.name}: {case.id}, {f'{iterations} operations' if iterations else f'{seconds:g} s'} …")
             profile = record(lib, case.id, tool, Path(staging), seconds, iterations, certificates.env(cert_dir))

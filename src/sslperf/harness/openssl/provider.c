@@ -14,6 +14,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 #if defined(OPENSSL_IS_AWSLC)
 #include <openssl/service_indicator.h>

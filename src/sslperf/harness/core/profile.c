@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "harness.h"
 
 #if defined(__GNUC__) && !defined(__clang__)

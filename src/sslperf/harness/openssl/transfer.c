@@ -26,6 +26,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 #include "tls.h"
 
 #include <openssl/ssl.h>

@@ -20,6 +20,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 #include <openssl/hmac.h>
 #include <openssl/pem.h>

@@ -23,6 +23,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 static int fail(const char *key, const char *value, const char *why)
 {

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 #include "tls.h"
 
 #include <openssl/ec.h>
@@ -260,6 +262,46 @@ prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, c
     EVP_PKEY_free(key);
     EVP_PKEY_free(ca_key);
     return status;
+}
+
+static int write_pem(const char *dir, const char *name, X509 *cert, EVP_PKEY *key)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return 0;
+    int ok = cert ? PEM_write_X509(out, cert) : PEM_write_PrivateKey(out, key, NULL, NULL, 0, NULL, NULL);
+    return fclose(out) == 0 && ok;
+}
+
+int pem_certs(const char *dir)
+{
+    /* The certificates this backend's own cases make in memory (an ECDSA P-256 CA, a leaf per row for
+     * "localhost"), so every backend verifies the same chain. Keys: readable by their owner only. */
+    umask(077);
+    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(CERTS)));
+    X509 *ca = ca_key ? certificate(ca_key, "sslperf TLS test CA", NULL, ca_key, 1) : NULL;
+    int ok = ca && write_pem(dir, "ca.pem", ca, NULL);
+    for (size_t c = 0; ok && c < sizeof(CERTS) / sizeof(CERTS[0]); c++) {
+        char file[64];
+        EVP_PKEY *key = make_key((int)c);
+        X509 *leaf = key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
+        snprintf(file, sizeof(file), "%s.pem", CERTS[c].name);
+        ok = leaf && write_pem(dir, file, leaf, NULL);
+        snprintf(file, sizeof(file), "%s.key", CERTS[c].name);
+        ok = ok && write_pem(dir, file, NULL, key);
+        X509_free(leaf);
+        EVP_PKEY_free(key);
+    }
+    X509_free(ca);
+    EVP_PKEY_free(ca_key);
+    if (!ok)
+        ERR_print_errors_fp(stderr);
+    printf("{\"type\":\"%s\",\"dir\":", ok ? "certs" : "error");
+    json_string(dir);
+    printf("}\n");
+    return ok ? 0 : 1;
 }
 
 int tls_handshake_step(SSL *ssl, int *done)

@@ -14,6 +14,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 #include <openssl/ec.h>
 #include <openssl/pem.h>

@@ -21,6 +21,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 #if SP_OSSL3
 #include <openssl/crypto.h>

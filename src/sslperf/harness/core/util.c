@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "compat.h"
+#include "backend.h"
 #include "harness.h"
 
 prep_status prep_na(prep_result *res, const char *fmt, ...)
@@ -17,7 +17,7 @@ prep_status prep_na(prep_result *res, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
     va_end(ap);
-    ERR_clear_error();
+    sp_clear_errors();
     return res->status = PREP_NA;
 }
 
@@ -28,21 +28,6 @@ prep_status prep_unknown(prep_result *res, const char *fmt, ...)
     vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
     va_end(ap);
     return res->status = PREP_UNKNOWN;
-}
-
-void sp_append_errors(char *text, size_t size)
-{
-    /* Say what the library said: its first queued error, if any, in parentheses. */
-    unsigned long code = ERR_get_error();
-    size_t used = strlen(text);
-    if (code != 0 && used + 4 < size) {
-        memcpy(text + used, " (", 3);
-        ERR_error_string_n(code, text + used + 2, size - used - 3);
-        used = strlen(text);
-        if (used + 1 < size)
-            memcpy(text + used, ")", 2);
-    }
-    ERR_clear_error();
 }
 
 prep_status sp_take(prep_status status, bench_case *out, void *state, void (*release)(void *), unit_kind unit,

@@ -29,6 +29,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 #include "tls.h"
 
 #include <openssl/ssl.h>

@@ -21,6 +21,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 #include "tls.h"
 
 #include <openssl/crypto.h>

@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 #include "pkey.h"
 
 #include <openssl/ec.h>

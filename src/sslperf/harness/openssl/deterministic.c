@@ -18,7 +18,9 @@
 #include <openssl/rand.h>
 
 #include "compat.h"
+#include "backend.h"
 #include "harness.h"
+#include "families.h"
 
 static int deterministic_on;
 

@@ -15,6 +15,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 #define AAD_LEN 13
 #define TAG_LEN 16

@@ -15,6 +15,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 typedef enum { MAC_HMAC, MAC_CMAC, MAC_POLY1305 } mac_kind;
 

@@ -1,18 +1,18 @@
-/* sslperf harness: the only program that calls the crypto library.
+/* sslperf harness: the only program that calls the library under test.
+ *
+ * This file and the rest of core/ are the same for every library: the
+ * commands below, the serve protocol, the timing core (util.c) and the
+ * result format. A backend (one directory beside core/: openssl/, rustls/)
+ * speaks one library's API: its families prepare cases, and backend.h says
+ * what else it gives the core (its info, its own commands).
  *
  *   harness info                       what the library says about itself
- *   harness list                       the case catalog (every family's tables), one JSON line
  *   harness run [opts] CASE...         measure cases, one JSON line per result
  *   harness serve                      line protocol on stdin (used by sslperf,
  *                                      which interleaves libraries sample by sample)
  *   harness profile CASE [--seconds S | --iters N [--differential]]   one case in a loop for a profiler (profile.c)
  *   harness hwcount CASE --iters N   the CPU's own instruction and cycle counts of N operations (counters.c)
- *   harness mkcerts DIR COUNT          test CA store, key and certificate (certs.c)
- *   harness https-server | https-get   HTTPS over loopback (loopback.c)
- *   harness threads CASE N MS [own|libctx|shared]   any case in N threads (threads.c)
- *   harness check-config KEY=VALUE... does this library accept these TLS settings (config_check.c)
- *   harness memory CASE N              bytes per TLS connection, N in lockstep (memory.c)
- *   harness transfer-server | transfer-client   bulk transfer over loopback TCP, kTLS on/off (transfer_tcp.c)
+ *   harness ...                        the backend's own commands (its SP_BACKEND_COMMANDS)
  *
  * serve commands, one per line, each answered by one JSON line:
  *   info | prepare ID | calibrate ID TARGET_NS | sample ID ITERS COUNT | release ID | quit
@@ -22,21 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat.h"
+#include "backend.h"
 #include "harness.h"
 
 #define MAX_PREPARED 512
 #define MAX_SAMPLES 1000
-
-static const struct {
-    const char *name;
-    prepare_fn prepare;
-} FAMILIES[] = {
-    {"cipher", prepare_cipher}, {"digest", prepare_digest}, {"mac", prepare_mac},
-    {"sig", prepare_pkey},      {"kex", prepare_pkey},      {"kem", prepare_pkey},
-    {"keygen", prepare_pkey},   {"api", prepare_api},       {"tls", prepare_tls},
-    {"afalg", prepare_afalg},
-};
 
 static bench_case prepared[MAX_PREPARED];
 static int n_prepared;
@@ -67,36 +57,11 @@ static void emit_status(const char *type, const char *id, const char *reason)
 
 /* ---- the library ---------------------------------------------------- */
 
-#if defined(__x86_64__) || defined(__i386__)
-/* The capability vector the library decided on (after OPENSSL_ia32cap).
- * Weak: a shared libcrypto does not export it, and then it is unknown. */
-extern unsigned int OPENSSL_ia32cap_P[] __attribute__((weak));
-#endif
-
 static void emit_info(void)
 {
-    printf("{\"type\":\"info\",\"flavor\":");
-    json_string(sp_flavor());
-    printf(",\"version_string\":");
-    json_string(OpenSSL_version(OPENSSL_VERSION));
-    printf(",\"version_number\":%lu", (unsigned long)OPENSSL_VERSION_NUMBER);
-    printf(",\"speed_aead_rekey\":%s", SP_SPEED_AEAD_REKEY ? "true" : "false");
-    printf(",\"ia32cap\":");
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned int *volatile cap = OPENSSL_ia32cap_P;   /* volatile: the weak symbol may be absent */
-    if (cap != NULL) {
-        char caps[80];
-        snprintf(caps, sizeof(caps), "0x%08x%08x:0x%08x%08x", cap[1], cap[0], cap[3], cap[2]);
-        json_string(caps);
-    } else {
-        printf("null");
-    }
-#else
-    printf("null");
-#endif
-    sp_provider_info();
-    printf(",\"deterministic_rand\":");
-    json_string(sp_deterministic_state());
+    printf("{\"type\":\"info\",\"backend\":");
+    json_string(SP_BACKEND_NAME);
+    sp_backend_info();
     printf(",\"hw_counters\":");
     json_string(sp_counters_state());
     printf("}\n");
@@ -159,15 +124,15 @@ prep_status prepare_into(const char *id, bench_case *c, prep_result *res)
     }
     res->status = PREP_UNKNOWN;
     snprintf(res->reason, sizeof(res->reason), "no family is called \"%s\"", name.part[0]);
-    for (size_t f = 0; f < sizeof(FAMILIES) / sizeof(FAMILIES[0]); f++) {
-        if (strcmp(FAMILIES[f].name, name.part[0]) == 0) {
-            res->status = FAMILIES[f].prepare(&name, c, res);
+    for (size_t f = 0; f < SP_N_FAMILIES; f++) {
+        if (strcmp(SP_FAMILIES[f].name, name.part[0]) == 0) {
+            res->status = SP_FAMILIES[f].prepare(&name, c, res);
             break;
         }
     }
     if (res->status == PREP_OK)
         snprintf(c->id, sizeof(c->id), "%s", id);
-    sp_provider_explain(res);
+    sp_backend_explain(res);
     return res->status;
 }
 
@@ -243,7 +208,7 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
     }
     if (emit_type_result) {
         printf(",\"library\":");
-        json_string(OpenSSL_version(OPENSSL_VERSION));
+        json_string(sp_library_version());
         if (c->note[0]) {
             printf(",\"note\":");
             json_string(c->note);
@@ -391,87 +356,39 @@ static int info_mode(int argc, char **argv)
     return 0;
 }
 
-/* What imports of `openssl speed` and `bssl speed` hold beyond the families above (sslperf's importers
- * name their cases after these templates; the harness measures none of them). */
-void list_imported(void)
-{
-    static const id_template PKE[] = {{"pke/{algorithm}/{operation}[/{workload}]", NULL, NULL, NULL}};
-    static const id_template OTHER[] = {{"other/{algorithm}[/{size}][/{workload}]", NULL, NULL, ""}};
-    printf("\"pke\":{");
-    json_ids(SP_IDS(PKE));
-    printf("},\"other\":{");
-    json_ids(SP_IDS(OTHER));
-    putchar('}');
-}
-
-/* The case catalog from the tables the families prepare from: one line. */
-static int list_mode(int argc, char **argv)
-{
-    static void (*const lists[])(void) = {list_cipher, list_digest, list_mac, list_pkey, list_api, list_tls,
-                                          list_threads, list_afalg, list_imported};
-    (void)argc, (void)argv;
-    printf("{\"type\":\"catalog\"");
-    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-        putchar(',');
-        lists[i]();
-    }
-    printf("}\n");
-    fflush(stdout);
-    return 0;
-}
-
-static int mkcerts_mode(int argc, char **argv)
-{
-    (void)argc;
-    int ok = make_certs(argv[0], atoi(argv[1]));
-    if (!ok)
-        ERR_print_errors_fp(stderr);
-    printf("{\"type\":\"%s\",\"dir\":", ok ? "certs" : "error");
-    json_string(argv[0]);
-    printf("}\n");
-    return ok ? 0 : 1;
-}
-
-#define ANY -1
-static const struct {
-    const char *name;
-    int min_args, max_args;     /* after the command's name; ANY: no limit */
-    int (*fn)(int argc, char **argv);
-    const char *usage;
-} COMMANDS[] = {
-    {"info", 0, ANY, info_mode, "info"},
-    {"list", 0, 0, list_mode, "list"},
-    {"run", 0, ANY, run_mode, "run [--time-ms T] [--samples N] CASE..."},
-    {"serve", 0, ANY, serve_mode, "serve"},
-    {"profile", 0, ANY, profile_mode, "profile CASE [--seconds S | --iters N [--differential]]"},
+/* The core's commands; the backend's own follow them in the usage. */
+static const sp_command COMMANDS[] = {
+    {"info", 0, SP_ANY_ARGS, info_mode, "info"},
+    {"run", 0, SP_ANY_ARGS, run_mode, "run [--time-ms T] [--samples N] CASE..."},
+    {"serve", 0, SP_ANY_ARGS, serve_mode, "serve"},
+    {"profile", 0, SP_ANY_ARGS, profile_mode, "profile CASE [--seconds S | --iters N [--differential]]"},
     {"hwcount", 3, 3, hwcount_mode, "hwcount CASE --iters N   user-space instructions and cycles (counters.c)"},
-    {"mkcerts", 2, 2, mkcerts_mode, "mkcerts DIR COUNT"},
-    {"https-server", 0, ANY, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
-    {"https-get", 0, ANY, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
-    {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|libctx|shared]"},
-    {"check-config", 0, ANY, check_config, "check-config KEY=VALUE..."},
-    {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},
-    {"transfer-client", 7, 7, transfer_client, "transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off"},
-    {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
-    {"fetch", 2, 2, fetch_mode, "fetch digest|cipher|mac|signature|keyexch NAME"},
 };
+
+static const sp_command *find_command(const char *name)
+{
+    int c = sp_find(name, SP_ROWS(COMMANDS));
+    if (c >= 0)
+        return &COMMANDS[c];
+    c = sp_find(name, SP_BACKEND_COMMANDS, SP_N_BACKEND_COMMANDS, sizeof(SP_BACKEND_COMMANDS[0]));
+    return c >= 0 ? &SP_BACKEND_COMMANDS[c] : NULL;
+}
+
+static void usage(const char *program, const sp_command *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "  %s %s\n", program, rows[i].usage);
+}
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "memory") == 0)
-        memory_hooks_install();              /* before the library allocates anything */
-#if SP_BSSL
-    CRYPTO_library_init();
-#else
-    OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
-#endif
-    sp_provider_setup();
-    sp_deterministic_setup();
-    int c = argc >= 2 ? sp_find(argv[1], SP_ROWS(COMMANDS)) : -1, args = argc - 2;
-    if (c >= 0 && args >= COMMANDS[c].min_args && (COMMANDS[c].max_args == ANY || args <= COMMANDS[c].max_args))
-        return COMMANDS[c].fn(args, argv + 2);
+    sp_backend_init(argc >= 2 ? argv[1] : "");
+    const sp_command *c = argc >= 2 ? find_command(argv[1]) : NULL;
+    int args = argc - 2;
+    if (c && args >= c->min_args && (c->max_args == SP_ANY_ARGS || args <= c->max_args))
+        return c->fn(args, argv + 2);
     fprintf(stderr, "usage:\n");
-    for (size_t i = 0; i < sizeof(COMMANDS) / sizeof(COMMANDS[0]); i++)
-        fprintf(stderr, "  %s %s\n", argv[0], COMMANDS[i].usage);
+    usage(argv[0], COMMANDS, sizeof(COMMANDS) / sizeof(COMMANDS[0]));
+    usage(argv[0], SP_BACKEND_COMMANDS, SP_N_BACKEND_COMMANDS);
     return 2;
 }

@@ -62,29 +62,13 @@ int sp_split_name(const char *id, case_name *name);
  * freed what it made and `res->reason` says why. */
 typedef prep_status (*prepare_fn)(const case_name *name, bench_case *out, prep_result *res);
 
-prep_status prepare_cipher(const case_name *name, bench_case *out, prep_result *res);
-prep_status prepare_digest(const case_name *name, bench_case *out, prep_result *res);
-prep_status prepare_mac(const case_name *name, bench_case *out, prep_result *res);
-prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *res);
-prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res);
-prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);
-prep_status prepare_afalg(const case_name *name, bench_case *out, prep_result *res);
 /* Any case by its id into `out` (not kept in the serve table): what a thread prepares for itself. */
 prep_status prepare_into(const char *id, bench_case *out, prep_result *res);
-int threads_run(int argc, char **argv);   /* threads.c */
-
-/* Helpers shared by the family files. */
-int make_certs(const char *dir, int count);
-int https_server(int argc, char **argv);
-int https_get(int argc, char **argv);
-int check_config(int argc, char **argv);
-int memory_mode(int argc, char **argv);   /* memory.c */
-int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
-int transfer_client(int argc, char **argv);
-void memory_hooks_install(void);          /* memory.c: must run before the library allocates */
+/* The loop a profiler watches (profile.c) and the CPU's own counters of N operations (counters.c). */
 int profile_case(bench_case *c, uint64_t iters, double seconds, int differential);
-int hwcount_case(bench_case *c, uint64_t iters);   /* counters.c */
-const char *sp_counters_state(void);   /* profile.c */
+int hwcount_case(bench_case *c, uint64_t iters);
+const char *sp_counters_state(void);
+
 void json_string(const char *s);     /* prints s as a JSON string */
 /* {"type":TYPE,"case":ID,"reason":REASON} on stdout; returns 1 (an exit code). */
 int json_refusal(const char *type, const char *case_id, const char *reason);
@@ -95,37 +79,8 @@ prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the
  * release); otherwise the state is released. Returns `status`. */
 prep_status sp_take(prep_status status, bench_case *out, void *state, void (*release)(void *), unit_kind unit,
                     size_t bytes_per_op);
-void sp_append_errors(char *text, size_t size);                   /* appends " (first queued error)" */
+void sp_append_errors(char *text, size_t size);   /* appends " (the library's first queued error)" (backend) */
 
-/* ---- the kernel's side of the cipher and digest tables (AF_ALG, afalg.c) ---- */
-
-/* A row of CIPHERS (cipher.c) or DIGESTS (digest.c) that the Linux kernel also offers: the row's name, the
- * kernel's name for it (cbc(aes), sha256), the AF_ALG socket type (skcipher, aead, hash) and the key length
- * (0: a digest). */
-typedef struct {
-    const char *name, *kernel, *type;
-    int key_len;
-} kernel_alg;
-/* The rows with a kernel name, at most `max` of them into `out`; returns how many. */
-size_t cipher_kernel_algs(kernel_alg *out, size_t max);
-size_t digest_kernel_algs(kernel_alg *out, size_t max);
-/* The library's output for the same input the kernel gets: `len` bytes of `in` encrypted under `key` and
- * `iv` (an AEAD: with 13 bytes of `aad`, its 12-byte IV, the 16-byte tag after the ciphertext), or the
- * digest of `in` (its length in `*out_len`). n/a where the library or the size cannot. */
-prep_status cipher_reference(const char *name, const unsigned char *key, const unsigned char *iv,
-                             const unsigned char *aad, unsigned char *in, size_t len, unsigned char *out,
-                             prep_result *res);
-prep_status digest_reference(const char *name, const unsigned char *in, size_t len, unsigned char *out,
-                             unsigned int *out_len, prep_result *res);
-
-/* ---- providers (provider.c): --provider fips ---- */
-void sp_provider_setup(void);          /* loads SSLPERF_FIPS_CONFIG, or refuses to run */
-void sp_deterministic_setup(void);     /* SSLPERF_DETERMINISTIC=1: one random stream in every process (deterministic.c) */
-const char *sp_deterministic_state(void);
-void sp_provider_info(void);           /* ,"provider":{...} in the info reply */
-void sp_provider_explain(prep_result *res);   /* a case the FIPS provider does not serve is n/a */
-int sp_fips_active(void);
-int fetch_mode(int argc, char **argv);
 int parse_size(const char *text, size_t *out);
 void fill_pattern(unsigned char *buf, size_t len, unsigned seed);
 int hex_equal(const unsigned char *bytes, size_t len, const char *hex);
@@ -168,14 +123,4 @@ void json_names(const char *key, const void *rows, size_t n, size_t stride);   /
 /* Opens an algorithm object {"name":...[,"needs":...] (a comma first unless
  * i == 0); the caller adds its fields and the closing brace. */
 void json_row(size_t i, const char *name, const char *needs);
-void list_cipher(void);
-void list_digest(void);
-void list_mac(void);
-void list_pkey(void);    /* sig, kex, kem and keygen */
-void list_api(void);
-void list_tls(void);
-void list_afalg(void);
-void list_threads(void);
-void list_imported(void);   /* main.c: families only imports of other tools hold */
-
 #endif

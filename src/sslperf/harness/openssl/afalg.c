@@ -23,6 +23,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 #if defined(__linux__) && defined(__has_include)
 #if __has_include(<linux/if_alg.h>)

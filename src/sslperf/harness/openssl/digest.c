@@ -10,6 +10,7 @@
 
 #include "compat.h"
 #include "harness.h"
+#include "families.h"
 
 typedef struct {
     const char *name, *fetch_name, *abc;

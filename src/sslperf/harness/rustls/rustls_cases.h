@@ -1,0 +1,65 @@
+/* The rustls backend's TLS cases, shared by tls.c (handshakes, resumption,
+ * configurations) and transfer.c (bulk transfer). */
+#ifndef SSLPERF_RUSTLS_CASES_H
+#define SSLPERF_RUSTLS_CASES_H
+
+#include <stdint.h>
+
+#include "harness.h"
+#include "rustls.h"
+
+typedef struct {
+    uint16_t version;            /* RUSTLS_TLS_VERSION_TLSV1_2 or _TLSV1_3 */
+    const char *proto;           /* tls1.2 | tls1.3, as in the case id */
+    int group_row, cert_row, suite_row;
+    int new_config;              /* a new client config (root store load, verifier) per connection */
+    int resume;                  /* 0, ticket (1) or session id (2) */
+} rtls_config;
+
+/* One direction of an in-memory transport: what one side wrote and the other has not read yet. */
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} rtls_pipe;
+
+/* Reading a pipe from `off` on (rtls_pipe_read is a rustls_read_callback over it). */
+typedef struct {
+    rtls_pipe *pipe;
+    size_t off;
+} rtls_reader;
+
+rustls_io_result rtls_pipe_write(void *pipe, const uint8_t *buf, size_t n, size_t *out_n);   /* appends */
+rustls_io_result rtls_pipe_read(void *reader, uint8_t *buf, size_t n, size_t *out_n);
+/* Everything `conn` has to send, into `pipe` (*moved set when something was); 0 on failure. */
+int rtls_flush(struct rustls_connection *conn, rtls_pipe *pipe, int *moved);
+
+/* A client and a server connection over two pipes, and each side's CPU time. */
+typedef struct {
+    struct rustls_connection *client, *server;
+    rtls_pipe to_server, to_client;
+    uint64_t client_ns, server_ns;
+} rtls_pair;
+
+prep_status rtls_parse(const case_name *name, rtls_config *cfg, prep_result *res);
+/* A transfer case's configuration: PROTO and SUITE as named, X25519 and an ECDSA P-256 certificate. */
+prep_status rtls_transfer_config(const char *proto, const char *suite, rtls_config *cfg, prep_result *res);
+/* The server config, and the shared client config (NULL for new_config), for `cfg`. */
+prep_status rtls_make_configs(const rtls_config *cfg, const struct rustls_server_config **server,
+                              const struct rustls_client_config **client, prep_result *res);
+const struct rustls_client_config *rtls_client_config(const rtls_config *cfg, prep_result *res);
+/* Both ends of a new connection; 0 (and `res` set) on failure. */
+int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, const struct rustls_server_config *server,
+                 prep_result *res);
+/* Each side's pending records to the other, read and processed, until neither has anything to say (at most
+ * `rounds` exchanges); 0 when a side fails. */
+int rtls_exchange(rtls_pair *pair, int rounds, prep_result *res);
+void rtls_close(rtls_pair *pair);     /* frees both connections; the pipes stay for the next pair */
+void rtls_pipes_free(rtls_pair *pair);
+/* What a handshake negotiated, checked against `cfg` (and whether it resumed): `problem` is "" when it is
+ * what was asked, "group:NAME" when only the group differs; `checked` then says what was seen. */
+void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resumed, char *problem, size_t problem_len,
+                char *checked, size_t checked_len);
+prep_status rtls_fail(prep_result *res, unsigned int result, const char *what);   /* an error naming rustls' result */
+prep_status prepare_rustls_transfer(const case_name *name, bench_case *out, prep_result *res);
+
+#endif

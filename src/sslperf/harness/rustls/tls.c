@@ -1,0 +1,611 @@
+/* TLS through rustls-ffi, in memory: client and server in one process,
+ * each connection's records carried by two byte pipes.
+ *
+ *   tls/handshake/PROTO/GROUP/CERT/CTX    CTX: shared (one client config) or
+ *                                         new (a client config, root store and
+ *                                         verifier made per connection)
+ *   tls/resume/PROTO/HOW/GROUP/CERT       HOW: ticket (TLS 1.3) | session-id (TLS 1.2)
+ *   tls/transfer/PROTO/SUITE/SIZE         bulk transfer after one handshake (transfer.c)
+ *
+ * The names, and what one operation is, are those of the OpenSSL backend
+ * (openssl/tls.c): one complete handshake with the client verifying the
+ * server's chain against a CA file of ~150 certificates, connection set-up
+ * and free included, client and server CPU apart. The certificates are the
+ * OpenSSL backend's (`harness pem-certs`, SSLPERF_TLS_PEM_DIR), so every
+ * library verifies the same chain. Full handshakes leave nothing to resume
+ * (the server stores no session and sends no ticket), as rustls' own
+ * benchmarks do: rustls-ffi cannot turn a client's resumption off. rustls-ffi
+ * cannot choose a key-exchange group either; a case whose group is not the
+ * one the build negotiates is n/a and says which one it is. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "harness.h"
+#include "rustls_cases.h"
+
+#define HANDSHAKE_ROUNDS 16
+
+static const struct {
+    const char *name, *rustls_name;
+    int tls13_only;
+} GROUPS[] = {
+    {"x25519", "X25519", 0},
+    {"p-256", "secp256r1", 0},
+    {"p-384", "secp384r1", 0},
+    {"x25519mlkem768", "X25519MLKEM768", 1},
+};
+
+static const struct {
+    const char *name;
+    int rsa;
+} CERTS[] = {{"rsa-2048", 1}, {"rsa-3072", 1}, {"ecdsa-p256", 0}, {"ecdsa-p384", 0}, {"ed25519", 0}};
+
+/* Suites by their AEAD: the TLS 1.3 codepoint and the TLS 1.2 ones for an ECDSA and an RSA certificate. */
+static const struct {
+    const char *name;
+    uint16_t id13, id12_ecdsa, id12_rsa;
+} SUITES[] = {
+    {"aes-128-gcm", 0x1301, 0xc02b, 0xc02f},
+    {"aes-256-gcm", 0x1302, 0xc02c, 0xc030},
+    {"chacha20-poly1305", 0x1303, 0xcca9, 0xcca8},
+};
+
+static const struct {
+    const char *name;
+    uint16_t version;
+} PROTOCOLS[] = {{"tls1.3", RUSTLS_TLS_VERSION_TLSV1_3}, {"tls1.2", RUSTLS_TLS_VERSION_TLSV1_2}};
+
+static const char *const CONTEXTS[] = {"shared", "new"};
+static const char *const RESUMPTION[] = {"ticket", "session-id"};
+
+prep_status rtls_fail(prep_result *res, unsigned int result, const char *what)
+{
+    char text[160];
+    size_t n = 0;
+    rustls_error(result, text, sizeof(text) - 1, &n);
+    text[n] = '\0';
+    return prep_error(res, "%s: %s", what, text);
+}
+
+prep_status rtls_parse(const case_name *name, rtls_config *cfg, prep_result *res)
+{
+    int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
+    char list[200];
+    memset(cfg, 0, sizeof(*cfg));
+    if (name->n != 6 || !(resume || strcmp(name->part[1], "handshake") == 0))
+        return prep_unknown(res, "tls cases are tls/handshake/PROTO/GROUP/CERT/shared|new, "
+                                 "tls/resume/PROTO/ticket|session-id/GROUP/CERT or tls/transfer/PROTO/SUITE/SIZE");
+    int p = sp_find(name->part[2], SP_ROWS(PROTOCOLS));
+    if (p < 0)
+        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", name->part[2]);
+    cfg->version = PROTOCOLS[p].version;
+    cfg->proto = PROTOCOLS[p].name;
+    const char *group = name->part[resume ? 4 : 3], *cert = name->part[resume ? 5 : 4];
+    cfg->group_row = sp_find(group, SP_ROWS(GROUPS));
+    cfg->cert_row = sp_find(cert, SP_ROWS(CERTS));
+    if (cfg->group_row < 0)
+        return prep_unknown(res, "unknown group \"%s\" (%s)", group, sp_join(list, sizeof(list), ", ", SP_ROWS(GROUPS)));
+    if (cfg->cert_row < 0)
+        return prep_unknown(res, "unknown certificate \"%s\" (%s)", cert,
+                            sp_join(list, sizeof(list), ", ", SP_ROWS(CERTS)));
+    if (resume) {
+        cfg->resume = sp_find(name->part[3], SP_ROWS(RESUMPTION)) + 1;
+        if (!cfg->resume)
+            return prep_unknown(res, "resumption is by ticket or session-id, not \"%s\"", name->part[3]);
+        if (cfg->resume == 2 && cfg->version == RUSTLS_TLS_VERSION_TLSV1_3)
+            return prep_na(res, "TLS 1.3 has no session-id resumption (it resumes with tickets)");
+        if (cfg->resume == 1 && cfg->version == RUSTLS_TLS_VERSION_TLSV1_2)
+            return prep_na(res, "rustls-ffi offers no TLS 1.2 ticketer (stateless tickets); "
+                                "its TLS 1.2 servers resume by session id");
+    } else {
+        cfg->new_config = sp_find(name->part[5], SP_ROWS(CONTEXTS));
+        if (cfg->new_config < 0)
+            return prep_unknown(res, "the client config is shared or new, not \"%s\"", name->part[5]);
+    }
+    if (GROUPS[cfg->group_row].tls13_only && cfg->version != RUSTLS_TLS_VERSION_TLSV1_3)
+        return prep_na(res, "%s is a TLS 1.3 group", GROUPS[cfg->group_row].rustls_name);
+    return PREP_OK;
+}
+
+prep_status rtls_transfer_config(const char *proto, const char *suite, rtls_config *cfg, prep_result *res)
+{
+    char list[200];
+    memset(cfg, 0, sizeof(*cfg));
+    int p = sp_find(proto, SP_ROWS(PROTOCOLS));
+    if (p < 0)
+        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
+    cfg->suite_row = sp_find(suite, SP_ROWS(SUITES));
+    if (cfg->suite_row < 0)
+        return prep_unknown(res, "unknown cipher suite \"%s\" (%s)", suite,
+                            sp_join(list, sizeof(list), ", ", SP_ROWS(SUITES)));
+    cfg->version = PROTOCOLS[p].version;
+    cfg->proto = PROTOCOLS[p].name;
+    cfg->group_row = sp_find("x25519", SP_ROWS(GROUPS));
+    cfg->cert_row = sp_find("ecdsa-p256", SP_ROWS(CERTS));
+    return PREP_OK;
+}
+
+static uint16_t suite_id(const rtls_config *cfg)
+{
+    if (cfg->version == RUSTLS_TLS_VERSION_TLSV1_3)
+        return SUITES[cfg->suite_row].id13;
+    return CERTS[cfg->cert_row].rsa ? SUITES[cfg->suite_row].id12_rsa : SUITES[cfg->suite_row].id12_ecdsa;
+}
+
+/* The build's provider with only the case's suite: what both ends may negotiate. */
+static const struct rustls_crypto_provider *provider_for(const rtls_config *cfg, prep_result *res)
+{
+    struct rustls_crypto_provider_builder *builder = NULL;
+    const struct rustls_crypto_provider *provider = NULL;
+    const struct rustls_supported_ciphersuite *suite = NULL;
+    unsigned int rc = rustls_crypto_provider_builder_new_from_default(&builder);
+    if (rc != RUSTLS_RESULT_OK) {
+        rtls_fail(res, rc, "no crypto provider");
+        return NULL;
+    }
+    for (size_t i = 0; i < rustls_default_crypto_provider_ciphersuites_len(); i++) {
+        const struct rustls_supported_ciphersuite *s = rustls_default_crypto_provider_ciphersuites_get(i);
+        if (rustls_supported_ciphersuite_get_suite(s) == suite_id(cfg))
+            suite = s;
+    }
+    if (!suite) {
+        rustls_crypto_provider_builder_free(builder);
+        prep_na(res, "this build's crypto provider has no cipher suite 0x%04x", suite_id(cfg));
+        return NULL;
+    }
+    rc = rustls_crypto_provider_builder_set_cipher_suites(builder, &suite, 1);
+    if (rc == RUSTLS_RESULT_OK)
+        rc = rustls_crypto_provider_builder_build(builder, &provider);
+    else
+        rustls_crypto_provider_builder_free(builder);
+    if (rc != RUSTLS_RESULT_OK) {
+        rtls_fail(res, rc, "cannot build the crypto provider");
+        return NULL;
+    }
+    return provider;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *in = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+    if (in && fseek(in, 0, SEEK_END) == 0 && (size = ftell(in)) >= 0 && fseek(in, 0, SEEK_SET) == 0
+        && (buf = malloc((size_t)size + 1)) != NULL && fread(buf, 1, (size_t)size, in) == (size_t)size) {
+        buf[size] = '\0';
+        *len = (size_t)size;
+    } else {
+        free(buf);
+        buf = NULL;
+    }
+    if (in)
+        fclose(in);
+    return buf;
+}
+
+static const char *pem_dir(void)
+{
+    const char *dir = getenv("SSLPERF_TLS_PEM_DIR");
+    return dir && *dir ? dir : NULL;
+}
+
+/* The roots a client loads, one file: the ~150 certificates of SSLPERF_CERT_DIR/ca-bundle.pem and the test
+ * CA, as the OpenSSL backend's CA file (kept for the process; a new config reads it again). */
+static const char *roots_file(prep_result *res)
+{
+    static char path[600];
+    if (path[0])
+        return path;
+    const char *dir = getenv("SSLPERF_CERT_DIR");
+    char source[600];
+    size_t len = 0;
+    if (!dir || !*dir || !pem_dir()) {
+        prep_na(res, "no certificate directories (SSLPERF_CERT_DIR and SSLPERF_TLS_PEM_DIR are set by `sslperf tls`)");
+        return NULL;
+    }
+    snprintf(path, sizeof(path), "%s/rustls-roots-XXXXXX", dir);
+    int fd = mkstemp(path);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int ok = out != NULL;
+    for (int i = 0; ok && i < 2; i++) {
+        snprintf(source, sizeof(source), "%s/%s", i ? pem_dir() : dir, i ? "ca.pem" : "ca-bundle.pem");
+        char *text = read_file(source, &len);
+        ok = (text || i == 0) && (!text || fwrite(text, 1, len, out) == len);
+        free(text);
+    }
+    if (out)
+        ok = fclose(out) == 0 && ok;
+    if (!ok) {
+        path[0] = '\0';
+        prep_error(res, "cannot write the client's roots file in %s", dir);
+        return NULL;
+    }
+    return path;
+}
+
+const struct rustls_client_config *rtls_client_config(const rtls_config *cfg, prep_result *res)
+{
+    const char *roots = roots_file(res);
+    if (!roots)
+        return NULL;
+    const struct rustls_crypto_provider *provider = provider_for(cfg, res);
+    struct rustls_root_cert_store_builder *store_builder = rustls_root_cert_store_builder_new();
+    const struct rustls_root_cert_store *store = NULL;
+    struct rustls_web_pki_server_cert_verifier_builder *verifier_builder = NULL;
+    struct rustls_server_cert_verifier *verifier = NULL;
+    struct rustls_client_config_builder *builder = NULL;
+    const struct rustls_client_config *config = NULL;
+    uint16_t version = cfg->version;
+    unsigned int rc = provider ? rustls_root_cert_store_builder_load_roots_from_file(store_builder, roots, false)
+                               : RUSTLS_RESULT_OK;
+    if (provider && rc == RUSTLS_RESULT_OK)
+        rc = rustls_root_cert_store_builder_build(store_builder, &store);
+    if (provider && rc == RUSTLS_RESULT_OK) {
+        verifier_builder = rustls_web_pki_server_cert_verifier_builder_new(store);
+        rc = rustls_web_pki_server_cert_verifier_builder_build(verifier_builder, &verifier);
+    }
+    if (provider && rc == RUSTLS_RESULT_OK)
+        rc = rustls_client_config_builder_new_custom(provider, &version, 1, &builder);
+    if (provider && rc == RUSTLS_RESULT_OK) {
+        rustls_client_config_builder_set_server_verifier(builder, verifier);
+        rc = rustls_client_config_builder_build(builder, &config);
+        builder = NULL;   /* consumed by build */
+    }
+    if (provider && rc != RUSTLS_RESULT_OK)
+        rtls_fail(res, rc, "cannot make the client config");
+    rustls_client_config_builder_free(builder);
+    rustls_server_cert_verifier_free(verifier);
+    rustls_web_pki_server_cert_verifier_builder_free(verifier_builder);
+    rustls_root_cert_store_free(store);
+    rustls_root_cert_store_builder_free(store_builder);
+    rustls_crypto_provider_free(provider);
+    return config;
+}
+
+/* Full handshakes: a server that keeps no session (so there is nothing to resume). */
+static uint32_t no_session(void *userdata, const struct rustls_slice_bytes *key, int remove_after, uint8_t *buf,
+                           size_t count, size_t *out_n)
+{
+    (void)userdata, (void)key, (void)remove_after, (void)buf, (void)count, (void)out_n;
+    return RUSTLS_RESULT_NOT_FOUND;
+}
+
+static uint32_t keep_nothing(void *userdata, const struct rustls_slice_bytes *key, const struct rustls_slice_bytes *val)
+{
+    (void)userdata, (void)key, (void)val;
+    return RUSTLS_RESULT_NOT_FOUND;
+}
+
+prep_status rtls_make_configs(const rtls_config *cfg, const struct rustls_server_config **server,
+                              const struct rustls_client_config **client, prep_result *res)
+{
+    char cert_path[600], key_path[600];
+    size_t cert_len = 0, key_len = 0;
+    *server = NULL;
+    *client = NULL;
+    if (!pem_dir())
+        return prep_na(res, "no certificate directory (SSLPERF_TLS_PEM_DIR is set by `sslperf tls`)");
+    snprintf(cert_path, sizeof(cert_path), "%s/%s.pem", pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(key_path, sizeof(key_path), "%s/%s.key", pem_dir(), CERTS[cfg->cert_row].name);
+    char *cert = read_file(cert_path, &cert_len), *key = read_file(key_path, &key_len);
+    const struct rustls_certified_key *certified = NULL;
+    const struct rustls_crypto_provider *provider = NULL;
+    struct rustls_server_config_builder *builder = NULL;
+    uint16_t version = cfg->version;
+    prep_status status = PREP_OK;
+    unsigned int rc;
+    if (!cert || !key)
+        status = prep_error(res, "cannot read %s and its key", cert_path);
+    else if ((rc = rustls_certified_key_build((const uint8_t *)cert, cert_len, (const uint8_t *)key, key_len,
+                                              &certified)) != RUSTLS_RESULT_OK)
+        status = rc == RUSTLS_RESULT_OK ? PREP_OK : prep_na(res, "rustls does not take the %s key", CERTS[cfg->cert_row].name);
+    if (status == PREP_OK && !(provider = provider_for(cfg, res)))
+        status = res->status;
+    if (status == PREP_OK && (rc = rustls_server_config_builder_new_custom(provider, &version, 1, &builder))
+                                 != RUSTLS_RESULT_OK)
+        status = rtls_fail(res, rc, "cannot make the server config");
+    if (status == PREP_OK && (rc = rustls_server_config_builder_set_certified_keys(builder, &certified, 1))
+                                 != RUSTLS_RESULT_OK)
+        status = rtls_fail(res, rc, "the server does not take the certificate");
+    if (status == PREP_OK && !cfg->resume) {
+        rustls_server_config_builder_set_persistence(builder, no_session, keep_nothing);
+        rustls_server_config_builder_set_send_tls13_tickets(builder, 0);
+    }
+    if (status == PREP_OK) {
+        rc = rustls_server_config_builder_build(builder, server);
+        builder = NULL;
+        if (rc != RUSTLS_RESULT_OK)
+            status = rtls_fail(res, rc, "cannot make the server config");
+    }
+    if (status == PREP_OK && !cfg->new_config && !(*client = rtls_client_config(cfg, res)))
+        status = res->status;
+    rustls_server_config_builder_free(builder);
+    rustls_crypto_provider_free(provider);
+    rustls_certified_key_free(certified);
+    free(cert);
+    free(key);
+    if (status != PREP_OK) {
+        rustls_server_config_free(*server);
+        *server = NULL;
+    }
+    return status;
+}
+
+/* ---- the transport ------------------------------------------------------- */
+
+rustls_io_result rtls_pipe_write(void *userdata, const uint8_t *buf, size_t n, size_t *out_n)
+{
+    rtls_pipe *pipe = userdata;
+    if (pipe->len + n > pipe->cap) {
+        size_t cap = pipe->cap ? pipe->cap : 16384;
+        while (cap < pipe->len + n)
+            cap *= 2;
+        uint8_t *grown = realloc(pipe->data, cap);
+        if (!grown)
+            return 12;   /* ENOMEM */
+        pipe->data = grown;
+        pipe->cap = cap;
+    }
+    memcpy(pipe->data + pipe->len, buf, n);
+    pipe->len += n;
+    *out_n = n;
+    return 0;
+}
+
+rustls_io_result rtls_pipe_read(void *userdata, uint8_t *buf, size_t n, size_t *out_n)
+{
+    rtls_reader *r = userdata;
+    size_t left = r->pipe->len - r->off;
+    *out_n = n < left ? n : left;
+    memcpy(buf, r->pipe->data + r->off, *out_n);
+    r->off += *out_n;
+    return 0;
+}
+
+int rtls_flush(struct rustls_connection *conn, rtls_pipe *pipe, int *moved)
+{
+    while (rustls_connection_wants_write(conn)) {
+        size_t n = 0;
+        if (rustls_connection_write_tls(conn, rtls_pipe_write, pipe, &n) != 0)
+            return 0;
+        if (n == 0)
+            break;
+        *moved = 1;
+    }
+    return 1;
+}
+
+/* Everything in `pipe`, read and processed by `conn`. */
+static unsigned int feed(struct rustls_connection *conn, rtls_pipe *pipe)
+{
+    rtls_reader reader = {pipe, 0};
+    while (reader.off < pipe->len) {
+        size_t n = 0;
+        if (rustls_connection_read_tls(conn, rtls_pipe_read, &reader, &n) != 0 || n == 0)
+            return RUSTLS_RESULT_IO;
+        unsigned int rc = rustls_connection_process_new_packets(conn);
+        if (rc != RUSTLS_RESULT_OK)
+            return rc;
+    }
+    pipe->len = 0;
+    return RUSTLS_RESULT_OK;
+}
+
+int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, const struct rustls_server_config *server,
+                 prep_result *res)
+{
+    uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+    unsigned int rc = rustls_client_connection_new(client, "localhost", &pair->client);
+    uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
+    pair->client_ns += t1 - t0;
+    if (rc == RUSTLS_RESULT_OK)
+        rc = rustls_server_connection_new(server, &pair->server);
+    pair->server_ns += sp_now_ns(SP_THREAD_CPU) - t1;
+    pair->to_server.len = pair->to_client.len = 0;
+    if (rc != RUSTLS_RESULT_OK) {
+        rtls_fail(res, rc, "cannot make a connection");
+        return 0;
+    }
+    return 1;
+}
+
+int rtls_exchange(rtls_pair *pair, int rounds, prep_result *res)
+{
+    for (int r = 0; r < rounds; r++) {
+        int moved = 0;
+        unsigned int rc = RUSTLS_RESULT_OK;
+        uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+        int ok = rtls_flush(pair->client, &pair->to_server, &moved);
+        uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
+        if (ok && pair->to_server.len)
+            rc = feed(pair->server, &pair->to_server);
+        ok = ok && rc == RUSTLS_RESULT_OK && rtls_flush(pair->server, &pair->to_client, &moved);
+        uint64_t t2 = sp_now_ns(SP_THREAD_CPU);
+        if (ok && pair->to_client.len)
+            rc = feed(pair->client, &pair->to_client);
+        uint64_t t3 = sp_now_ns(SP_THREAD_CPU);
+        pair->client_ns += (t1 - t0) + (t3 - t2);
+        pair->server_ns += t2 - t1;
+        if (!ok || rc != RUSTLS_RESULT_OK) {
+            if (res)
+                rtls_fail(res, rc == RUSTLS_RESULT_OK ? RUSTLS_RESULT_IO : rc, "the handshake failed");
+            return 0;
+        }
+        if (!moved)
+            return !rustls_connection_is_handshaking(pair->client) && !rustls_connection_is_handshaking(pair->server);
+    }
+    if (res)
+        prep_error(res, "the handshake did not finish in %d exchanges", rounds);
+    return 0;
+}
+
+void rtls_close(rtls_pair *pair)
+{
+    uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+    rustls_connection_free(pair->client);
+    uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
+    rustls_connection_free(pair->server);
+    pair->server_ns += sp_now_ns(SP_THREAD_CPU) - t1;
+    pair->client_ns += t1 - t0;
+    pair->client = pair->server = NULL;
+}
+
+void rtls_pipes_free(rtls_pair *pair)
+{
+    free(pair->to_server.data);
+    free(pair->to_client.data);
+    memset(&pair->to_server, 0, sizeof(pair->to_server));
+    memset(&pair->to_client, 0, sizeof(pair->to_client));
+}
+
+void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resumed, char *problem, size_t problem_len,
+                char *checked, size_t checked_len)
+{
+    const struct rustls_connection *c = pair->client;
+    struct rustls_str group = rustls_connection_get_negotiated_key_exchange_group_name(c);
+    struct rustls_str suite = rustls_connection_get_negotiated_ciphersuite_name(c);
+    int resumed = rustls_connection_handshake_kind(c) == RUSTLS_HANDSHAKE_KIND_RESUMED;
+    char group_name[64];
+    snprintf(group_name, sizeof(group_name), "%.*s", (int)group.len, group.data);
+    problem[0] = '\0';
+    if (rustls_connection_get_protocol_version(c) != cfg->version)
+        snprintf(problem, problem_len, "negotiated version 0x%04x, not %s", rustls_connection_get_protocol_version(c),
+                 cfg->proto);
+    else if (rustls_connection_get_negotiated_ciphersuite(c) != suite_id(cfg))
+        snprintf(problem, problem_len, "negotiated cipher suite %.*s", (int)suite.len, suite.data);
+    else if (expect_resumed && !resumed)
+        snprintf(problem, problem_len, "the session was not resumed");
+    else if (!expect_resumed && resumed)
+        snprintf(problem, problem_len, "a full handshake resumed a session");
+    else if (!(resumed && cfg->version == RUSTLS_TLS_VERSION_TLSV1_2)
+             && strcmp(group_name, GROUPS[cfg->group_row].rustls_name) != 0)
+        snprintf(problem, problem_len, "group:%s", group_name);   /* n/a, not an error: see prepare_tls */
+    else
+        snprintf(checked, checked_len, "%s %.*s group %s%s", cfg->proto, (int)suite.len, suite.data,
+                 resumed && cfg->version == RUSTLS_TLS_VERSION_TLSV1_2 ? "(none: resumed)" : group_name,
+                 resumed ? " resumed" : "");
+}
+
+/* ---- handshakes -------------------------------------------------------------- */
+
+struct handshake_state {
+    rtls_config cfg;
+    const struct rustls_server_config *server;
+    const struct rustls_client_config *client;    /* NULL: a new one per connection */
+    rtls_pair pair;
+};
+
+static int handshake(struct handshake_state *s, prep_result *res)
+{
+    const struct rustls_client_config *client = s->client;
+    if (!client) {
+        uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+        client = rtls_client_config(&s->cfg, res ? res : &(prep_result){0});
+        s->pair.client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
+        if (!client)
+            return 0;
+    }
+    int ok = rtls_connect(&s->pair, client, s->server, res ? res : &(prep_result){0})
+             && rtls_exchange(&s->pair, HANDSHAKE_ROUNDS, res);
+    if (ok && !s->client)
+        rtls_close(&s->pair);     /* before its config goes */
+    if (!s->client) {
+        uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+        rustls_client_config_free(client);
+        s->pair.client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
+    }
+    return ok;
+}
+
+static int run_handshakes(void *p, uint64_t iters)
+{
+    struct handshake_state *s = p;
+    for (uint64_t i = 0; i < iters; i++) {
+        int ok = handshake(s, NULL);
+        if (s->pair.client)
+            rtls_close(&s->pair);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static void split_times(void *p, uint64_t *client, uint64_t *server)
+{
+    struct handshake_state *s = p;
+    *client = s->pair.client_ns;
+    *server = s->pair.server_ns;
+    s->pair.client_ns = s->pair.server_ns = 0;
+}
+
+static void release_handshakes(void *p)
+{
+    struct handshake_state *s = p;
+    if (s->pair.client)
+        rtls_close(&s->pair);
+    rtls_pipes_free(&s->pair);
+    rustls_client_config_free(s->client);
+    rustls_server_config_free(s->server);
+    free(s);
+}
+
+/* One handshake kept and checked; n/a when the build negotiates another group than the case's. */
+static prep_status check_first(struct handshake_state *s, int expect_resumed, prep_result *res, char *checked,
+                               size_t checked_len)
+{
+    char problem[200];
+    int ok = handshake(s, res);
+    if (!ok) {
+        if (s->pair.client)
+            rtls_close(&s->pair);
+        return res->status;
+    }
+    rtls_check(&s->cfg, &s->pair, expect_resumed, problem, sizeof(problem), checked, checked_len);
+    rtls_close(&s->pair);
+    if (strncmp(problem, "group:", 6) == 0)
+        return prep_na(res, "rustls-ffi cannot be told which key-exchange group to use, and this build negotiates "
+                            "%s (its crypto provider's first choice)%s", problem + 6,
+                       strcmp(GROUPS[s->cfg.group_row].name, "x25519mlkem768") == 0
+                           ? "; a rustls+pq-first build (aws-lc-rs) negotiates X25519MLKEM768" : "");
+    if (problem[0])
+        return prep_error(res, "%s", problem);
+    return PREP_OK;
+}
+
+prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res)
+{
+    if (name->n >= 2 && strcmp(name->part[1], "transfer") == 0)
+        return prepare_rustls_transfer(name, out, res);
+    struct handshake_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return prep_error(res, "out of memory");
+    prep_status status = rtls_parse(name, &s->cfg, res);
+    if (status == PREP_OK)
+        status = rtls_make_configs(&s->cfg, &s->server, &s->client, res);
+    if (status == PREP_OK && s->cfg.new_config) {
+        /* Check what the handshake negotiates on a shared config of the same settings. */
+        const struct rustls_client_config *probe = rtls_client_config(&s->cfg, res);
+        status = probe ? PREP_OK : res->status;
+        s->client = probe;
+        if (status == PREP_OK)
+            status = check_first(s, 0, res, out->checked, sizeof(out->checked));
+        rustls_client_config_free(probe);
+        s->client = NULL;
+    } else if (status == PREP_OK) {
+        status = check_first(s, 0, res, out->checked, sizeof(out->checked));
+        if (status == PREP_OK && s->cfg.resume)
+            status = check_first(s, 1, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
+    }
+    if (sp_take(status, out, s, release_handshakes, UNIT_OPS, 0) != PREP_OK)
+        return status;
+    s->pair.client_ns = s->pair.server_ns = 0;
+    out->run = run_handshakes;
+    out->split = split_times;
+    snprintf(out->note, sizeof(out->note), "client verifies a %s chain against a CA file of ~150 certificates%s",
+             CERTS[s->cfg.cert_row].name, s->cfg.resume ? "" : "; the server keeps no session and sends no ticket");
+    return PREP_OK;
+}

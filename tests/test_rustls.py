@@ -1,0 +1,113 @@
+"""rustls through its own harness backend (harness/rustls/, rustls-ffi), for real: a rustls-ffi built by cargo
+with the ring provider, its handshakes checked for what was negotiated, its transfers byte for byte, measured
+beside OpenSSL in one interleaved run, and what it cannot do answered n/a with the reason."""
+
+import json
+
+import pytest
+from conftest import run_cli
+
+from sslperf.errors import SslperfError
+from sslperf.libs import installed, variants
+from sslperf.measure.certificates import made_by
+from sslperf.measure.harness_client import Worker, call
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rustls")]
+
+CHECKS = {
+    # a full handshake of each protocol: version, the one suite allowed, the group, and no resumption
+    "tls/handshake/tls1.3/x25519/ecdsa-p256/shared": "tls1.3 TLS13_AES_128_GCM_SHA256 group X25519",
+    "tls/handshake/tls1.2/x25519/rsa-2048/new": None,      # a new client config per connection: checked on a shared one
+    "tls/handshake/tls1.2/x25519/ed25519/shared": "tls1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 group X25519",
+    # resumption really resumes: by (stateful) ticket in TLS 1.3, by session id in TLS 1.2
+    "tls/resume/tls1.3/ticket/x25519/ecdsa-p256": "tls1.3 TLS13_AES_128_GCM_SHA256 group X25519 resumed",
+    "tls/resume/tls1.2/session-id/x25519/rsa-2048":
+        "tls1.2 TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 group (none: resumed) resumed",
+    "tls/transfer/tls1.3/chacha20-poly1305/1048576":
+        "tls1.3 TLS13_CHACHA20_POLY1305_SHA256 group X25519, 1048576 bytes received as written",
+    "tls/transfer/tls1.2/aes-256-gcm/16":
+        "tls1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 group X25519, 16 bytes received as written",
+}
+
+NOT_AVAILABLE = {
+    "tls/handshake/tls1.3/p-256/ecdsa-p256/shared": "cannot be told which key-exchange group to use, and this build "
+                                                    "negotiates X25519",
+    "tls/resume/tls1.2/ticket/x25519/rsa-2048": "no TLS 1.2 ticketer",
+    "cipher/aes-128-gcm/encrypt/16": "rustls has no raw cipher API",
+    "sig/ecdsa-p256/sign": "rustls has no raw sig API",
+    "api/ssl-ctx-new/client": "OpenSSL API calls",
+}
+
+
+@pytest.fixture(scope="module")
+def rustls(built_rustls, e2e_env):
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in e2e_env.items():
+            patch.setenv(key, value)
+        yield installed.find(built_rustls)
+
+
+def test_the_harness_reports_rustls_and_its_crypto_provider(rustls):
+    info = call(rustls, "info", timeout=120).last
+    assert info["backend"] == "rustls" and info["flavor"] == "rustls"
+    assert info["version_string"].startswith("rustls-ffi/0.15.") and info["version_string"].endswith("/ring")
+    assert info["crypto_provider"] == {"name": "ring", "fips": False}
+    assert info["deterministic_rand"].startswith("unsupported")
+
+
+def test_each_case_checks_what_was_negotiated_and_what_arrived(rustls):
+    system = installed.find("system")
+    with made_by(system, rustls) as cert_dir, \
+            Worker(rustls, {"SSLPERF_CERT_DIR": str(cert_dir), "SSLPERF_TLS_PEM_DIR": str(cert_dir)}) as worker:
+        for case, expected in CHECKS.items():
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            assert reply["type"] == "prepared", reply
+            if expected:
+                assert reply["checked"] == expected, reply
+            worker.request(f"release {case}", timeout=60)
+        for case, reason in NOT_AVAILABLE.items():
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            assert reply["type"] == "na" and reason in reply["reason"], reply
+
+
+def test_rustls_and_openssl_in_one_interleaved_run(rustls):
+    cases = ["tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "tls/resume/tls1.3/ticket/x25519/ecdsa-p256",
+             "tls/transfer/tls1.3/aes-128-gcm/16384", "tls/handshake/tls1.3/p-256/ecdsa-p256/shared"]
+    result = run_cli("tls", "--lib", "system", "--lib", rustls.name, "--time", "5", "--samples", "3", "--processes",
+                     "1", "--json", "--no-store", *[a for c in cases for a in ("--case", c)],
+                     )
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    got = {(m["lib"], m["case"]): m for m in run["measurements"]}
+    for case in cases[:3]:
+        for lib in ("system", rustls.name):
+            m = got[(lib, case)]
+            assert m["status"] == "ok", m
+            # client and server CPU apart, on both backends
+            assert sum(m["extra"]["client_cpu_ns"]) > 0 and sum(m["extra"]["server_cpu_ns"]) > 0
+    assert got[("system", cases[3])]["status"] == "ok"
+    assert got[(rustls.name, cases[3])]["status"] == "n/a"
+    libraries = {lib["name"]: lib for lib in run["libs"]}
+    assert libraries[rustls.name]["version_string"].startswith("rustls-ffi/")
+
+
+def test_a_changed_byte_fails_the_rustls_transfer_check(rustls):
+    system = installed.find("system")
+    env = {"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"}
+    with made_by(system, rustls) as cert_dir, \
+            Worker(rustls, {"SSLPERF_CERT_DIR": str(cert_dir), "SSLPERF_TLS_PEM_DIR": str(cert_dir), **env}) as worker:
+        reply = worker.request("prepare tls/transfer/tls1.3/aes-128-gcm/1024", timeout=120).data
+    assert reply["type"] == "error" and "other bytes than the writer wrote" in reply["reason"], reply
+
+
+def test_rustls_build_variants_are_checked_before_building():
+    assert variants.cargo_features(variants.lookup(("ring",), "rustls")) == ["ring"]
+    assert variants.cargo_features(variants.lookup((), "rustls")) == ["aws-lc-rs"]
+    assert variants.cargo_features(variants.lookup(("pq-first",), "rustls")) == ["aws-lc-rs", "prefer-post-quantum"]
+    assert variants.canonical_names(("aws-lc-rs",)) == ()      # the default provider is the build without it
+    with pytest.raises(SslperfError, match="each choose rustls' crypto provider"):
+        variants.lookup(("ring", "pq-first"), "rustls")
+    with pytest.raises(SslperfError, match="does not apply to rustls"):
+        variants.lookup(("minimal",), "rustls")
+    with pytest.raises(SslperfError, match="does not apply to openssl"):
+        variants.lookup(("ring",), "openssl")
