@@ -1,7 +1,8 @@
 """Does the harness's in-memory handshake loop add anything to the
 library's own cost? Its TLS 1.3 X25519 / ECDSA-P256 handshakes per second
 against a minimal hand-written loop over the same API
-(bench/minimal_handshake.c), both against the same library, alternated
+(bench/minimal_handshake.c; for a rustls library, rustls-ffi's API in
+bench/minimal_rustls_handshake.c), both against the same library, alternated
 over rounds. Target: within 3%.
 
     .venv/bin/python bench/handshake_overhead.py [--lib system] [--rounds 7] [--seconds 2]
@@ -18,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from sslperf.libs import installed
+from sslperf.libs.model import harness_backend
 from sslperf.measure import harness_client
 
 HERE = Path(__file__).parent
@@ -33,12 +35,18 @@ def main() -> None:
     lib = installed.find(args.lib)
     work = Path(tempfile.mkdtemp(prefix="sslperf-bench-"))
     try:
+        rustls = harness_backend(lib.flavor) == "rustls"
         minimal = work / "minimal_handshake"
-        subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(HERE / "minimal_handshake.c"), "-o",
+        source = HERE / ("minimal_rustls_handshake.c" if rustls else "minimal_handshake.c")
+        subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(source), "-o",
                         str(minimal), *lib.linkage.libs], check=True, timeout=300)
         # The same shape of certificates as the harness makes: a P-256 CA and a P-256 leaf,
-        # and a CA file of ~150 certificates for the client to load.
-        harness_client.call(lib, "mkcerts", str(work), "150", timeout=300)
+        # and a CA file of ~150 certificates for the client to load (made by an OpenSSL-API harness).
+        maker = installed.find("system") if rustls else lib
+        harness_client.call(maker, "mkcerts", str(work), "150", timeout=300)
+        if rustls:
+            (work / "pem").mkdir(mode=0o700)
+            harness_client.call(maker, "pem-certs", str(work / "pem"), timeout=300)
         # Any openssl command makes the files; built prefixes have no openssl.cnf for `req`.
         openssl = Path(shutil.which("openssl") or "openssl")
         run = lambda *a: subprocess.run([openssl, *a], check=True, capture_output=True, cwd=work, timeout=120)  # noqa
@@ -50,7 +58,7 @@ def main() -> None:
         run("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
             "leaf.pem", "-days", "2", "-extfile", "ext")
         (work / "cafile.pem").write_text((work / "ca-bundle.pem").read_text() + (work / "ca.pem").read_text())
-        env = {"SSLPERF_CERT_DIR": str(work)}
+        env = {"SSLPERF_CERT_DIR": str(work), "SSLPERF_TLS_PEM_DIR": str(work / "pem")}
         ms = int(args.seconds * 1000)
         theirs, ours = [], []
         for _ in range(args.rounds):

@@ -111,3 +111,31 @@ def test_rustls_build_variants_are_checked_before_building():
         variants.lookup(("minimal",), "rustls")
     with pytest.raises(SslperfError, match="does not apply to openssl"):
         variants.lookup(("ring",), "openssl")
+
+
+def test_memory_per_rustls_connection_is_counted_each_side_apart(rustls):
+    result = run_cli("tls", "--memory", "--lib", rustls.name, "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared",
+                     "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    (m,) = json.loads(result.stdout)["measurements"]
+    assert m["status"] == "ok" and m["note"] == "C allocator statistics (mallinfo2)", m
+    for client, server in zip(m["extra"]["client_bytes"], m["extra"]["server_bytes"]):
+        # a rustls connection holds kilobytes (its buffers, the handshake's secrets), never nothing
+        assert 1_000 < client < 200_000 and 1_000 < server < 200_000, m["extra"]
+
+
+def test_rustls_handshakes_run_in_threads_on_shared_configs(rustls):
+    result = run_cli("tls", "--threads", "1,2", "--thread-seconds", "0.2", "--lib", rustls.name, "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+    case = "tls/handshake/tls1.3/x25519/ecdsa-p256/shared"
+    assert set(got) == {f"threads/shared/00{n}/{case}" for n in (1, 2)}, got
+    for m in got.values():       # every round of each thread count did handshakes
+        assert m["status"] == "ok" and m["note"] == "shared" and all(ops > 0 for ops in m["ops"]), m
+
+
+def test_loopback_is_refused_for_rustls_before_anything_runs(rustls):
+    result = run_cli("tls", "--loopback", "--lib", rustls.name, "--no-store")
+    assert result.returncode == 2
+    assert "over loopback TCP is measured for OpenSSL-API libraries only so far" in result.stderr
+    assert "Traceback" not in result.stderr

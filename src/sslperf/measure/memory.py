@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sslperf.libs.model import Lib
+from sslperf.measure import certificates
 from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, call
 from sslperf.results import Measurement
@@ -28,7 +29,7 @@ def per_connection(lib: Lib, cert_dir: Path, handshake_case: str, counts: list[i
     for n in counts:
         try:
             reply = call(lib, "memory", handshake_case, str(n), timeout=120 + n * 0.05,
-                         env={"SSLPERF_CERT_DIR": str(cert_dir)}, ok_codes=None).last
+                         env=certificates.env(cert_dir), ok_codes=None).last
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m

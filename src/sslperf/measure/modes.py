@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from sslperf.errors import BuildFailed
+from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import curl as curl_builds
-from sslperf.libs.model import Lib
+from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure import certificates, curl_client, loopback, memory, pinning, threads
 from sslperf.measure.case_ids import Case
 from sslperf.measure.plan import THREAD_ROUNDS, TlsRequest, check_threads
@@ -43,12 +43,23 @@ def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, sou
             runner.close()
 
 
+def _over_sockets_only_openssl_api(libs: list[Lib], what: str) -> None:
+    """Loopback TCP is the OpenSSL-API backend's (https-server, https-get, transfer over TCP); say so before
+    anything runs rather than let another backend's harness refuse a command it does not have."""
+    other = [lib.name for lib in libs if harness_backend(lib.flavor) != "openssl"]
+    if other:
+        raise SslperfError(
+            f"{', '.join(other)}: {what} over loopback TCP is measured for OpenSSL-API libraries only so far.",
+            hint="rustls runs the in-memory cases: handshakes, resumption, --transfer, --memory and --threads.")
+
+
 def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
                  on_build: Callable[[str], None] | None = None) -> Run:
     """Real HTTPS GETs over 127.0.0.1: the protocol/group/certificate of the
     chosen cases (at most four), else the curl regression's two shapes. The
     client is the harness's (a new and a shared client SSL_CTX), a real curl
     built against each library (`client="curl"`), or both side by side."""
+    _over_sockets_only_openssl_api(libs + ([request.server] if request.server else []), "HTTPS")
     run = new_run(libs, {"suite": "tls-loopback", "requests": request.requests,
                          "server_lib": request.server and request.server.name, "client": request.client})
     server_cpu, client_cpu = pinning.loopback_cpus()
@@ -67,7 +78,7 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
 
     def measure(keep: Keep) -> None:
         server = request.server
-        with certificates.made_by(libs[0]) as cert_dir:
+        with certificates.made_by(*libs) as cert_dir:
             for proto, group, cert in shapes:
                 for ctx in ("new", "shared") if request.client != "curl" else ():
                     for lib in libs:
@@ -84,13 +95,14 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
 
 def run_transfer_tcp(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
     """The transfer cases over loopback TCP, kernel TLS off and on."""
+    _over_sockets_only_openssl_api(libs, "bulk transfer")
     run = new_run(libs, {"suite": "tls-transfer-tcp", "seconds": seconds, "rounds": rounds})
     server_cpu, client_cpu = pinning.loopback_cpus()
     run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
     shapes = [c.id.split("/")[2:5] for c in cases if c.id.startswith("tls/transfer/")]
 
     def measure(keep: Keep) -> None:
-        with certificates.made_by(libs[0]) as cert_dir:
+        with certificates.made_by(*libs) as cert_dir:
             for proto, suite, size in shapes:
                 for ktls in (False, True):
                     for lib in libs:
@@ -112,7 +124,7 @@ def run_memory(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...
     picked = [c.id for c in cases if c.id.startswith("tls/handshake/") and c.id.endswith("/shared")] if chosen else []
 
     def measure(keep: Keep) -> None:
-        with certificates.made_by(libs[0]) as cert_dir:
+        with certificates.made_by(*libs) as cert_dir:
             for case_id in picked or memory.CASES:
                 for lib in libs:
                     keep(memory.per_connection(lib, cert_dir, case_id, list(counts)))
@@ -133,7 +145,7 @@ def run_threads(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ..
         chosen = [c.id for c in cases]
 
     def measure(keep: Keep) -> None:
-        with certificates.made_by(libs[0]) as cert_dir:
+        with certificates.made_by(*libs) as cert_dir:
             for case_id in chosen:
                 for lib in libs:
                     for m in threads.across(lib, cert_dir, case_id, list(counts), int(seconds * 1000), rounds,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sslperf.libs.model import Lib
-from sslperf.measure import environment, pinning
+from sslperf.measure import certificates, environment, pinning
 from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, call
 from sslperf.results import Measurement
@@ -31,7 +31,7 @@ MODES = ("own", "libctx", "shared")
 def across(lib: Lib, cert_dir: Path, of: str, counts: list[int], milliseconds: int, rounds: int, mode: str,
            mask: str | None = None) -> list[Measurement]:
     """`of` (a case id) with each thread count, `rounds` times each."""
-    env = {"SSLPERF_CERT_DIR": str(cert_dir), **environment.mask_env(mask)}
+    env = {**certificates.env(cert_dir), **environment.mask_env(mask)}
     results = {n: make("threads", mode=mode, size=n, case=of).result(
                    lib.name, unit="ops", note=mode, operation=f"{n} thread{'s' if n > 1 else ''}")
                for n in counts}

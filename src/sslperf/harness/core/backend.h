@@ -43,6 +43,11 @@ void sp_backend_info(void);
 void sp_backend_explain(prep_result *res);
 /* Whether every process draws one fixed random stream (SSLPERF_DETERMINISTIC=1): "on", "off" or why not. */
 const char *sp_deterministic_state(void);
+/* `threads CASE N MS libctx`: why this library has no per-thread library context (NULL: it has one), and
+ * that context made the calling thread's default (NULL on failure) and freed. */
+const char *sp_backend_no_thread_context(void);
+void *sp_backend_thread_context(void);
+void sp_backend_thread_context_free(void *context);
 /* Forget the library's queued errors (an n/a is not an error). */
 void sp_clear_errors(void);
 

@@ -33,6 +33,7 @@ typedef struct bench_case {
     /* Optional (TLS handshakes): a state for another thread that shares this one's contexts (the SSL_CTX
      * pair, the session) and keeps its own counters; freed with free() (`threads CASE N MS shared`). */
     void *(*share)(const void *state);
+    void (*release_share)(void *state);   /* Optional: frees a shared state (else free()) */
     char note[REASON_MAX];          /* e.g. which API was used, when it differs by lib */
     char checked[REASON_MAX];       /* what the correctness check saw (TLS: version, cipher, group) */
 } bench_case;
@@ -64,6 +65,8 @@ typedef prep_status (*prepare_fn)(const case_name *name, bench_case *out, prep_r
 
 /* Any case by its id into `out` (not kept in the serve table): what a thread prepares for itself. */
 prep_status prepare_into(const char *id, bench_case *out, prep_result *res);
+int threads_run(int argc, char **argv);   /* threads.c: `threads CASE N MS [own|libctx|shared]` */
+void list_threads(void);                 /* threads.c: its results' names, for the catalog */
 /* The loop a profiler watches (profile.c) and the CPU's own counters of N operations (counters.c). */
 int profile_case(bench_case *c, uint64_t iters, double seconds, int differential);
 int hwcount_case(bench_case *c, uint64_t iters);

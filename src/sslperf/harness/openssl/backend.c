@@ -133,6 +133,39 @@ void sp_backend_info(void)
     json_string(sp_deterministic_state());
 }
 
+const char *sp_backend_no_thread_context(void)
+{
+    if (!SP_OSSL3)
+        return "a library context per thread needs OpenSSL 3.0 or later (OSSL_LIB_CTX)";
+    if (sp_fips_active())     /* a fresh context would load the default provider, not the FIPS one */
+        return "a library context per thread would not have the FIPS provider; use own";
+    return NULL;
+}
+
+void *sp_backend_thread_context(void)
+{
+#if SP_OSSL3
+    OSSL_LIB_CTX *own = OSSL_LIB_CTX_new();
+    if (own && !OSSL_LIB_CTX_set0_default(own)) {
+        OSSL_LIB_CTX_free(own);
+        own = NULL;
+    }
+    return own;
+#else
+    return NULL;
+#endif
+}
+
+void sp_backend_thread_context_free(void *context)
+{
+#if SP_OSSL3
+    OSSL_LIB_CTX_set0_default(NULL);
+    OSSL_LIB_CTX_free(context);
+#else
+    (void)context;
+#endif
+}
+
 void sp_backend_explain(prep_result *res)
 {
     sp_provider_explain(res);

@@ -20,7 +20,6 @@ int memory_mode(int argc, char **argv);   /* memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
 int transfer_client(int argc, char **argv);
 void memory_hooks_install(void);          /* memory.c: must run before the library allocates */
-int threads_run(int argc, char **argv);   /* threads.c */
 /* ---- the kernel's side of the cipher and digest tables (AF_ALG, afalg.c) ---- */
 
 /* A row of CIPHERS (cipher.c) or DIGESTS (digest.c) that the Linux kernel also offers: the row's name, the
@@ -56,7 +55,6 @@ void list_pkey(void);    /* sig, kex, kem and keygen */
 void list_api(void);
 void list_tls(void);
 void list_afalg(void);
-void list_threads(void);
 void list_imported(void);   /* backend.c: families only imports of other tools hold */
 
 /* The TLS cases' CA (ca.pem), and each certificate row's certificate (NAME.pem) and key (NAME.key), as PEM

@@ -11,6 +11,7 @@
 #include "rustls.h"
 
 prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);   /* tls.c */
+int rustls_memory(int argc, char **argv);                                            /* memory.c */
 
 const char SP_BACKEND_NAME[] = "rustls";
 
@@ -34,8 +35,11 @@ const sp_family SP_FAMILIES[] = {
 };
 const size_t SP_N_FAMILIES = sizeof(SP_FAMILIES) / sizeof(SP_FAMILIES[0]);
 
-const sp_command SP_BACKEND_COMMANDS[] = {{"", 0, 0, NULL, ""}};
-const size_t SP_N_BACKEND_COMMANDS = 0;
+const sp_command SP_BACKEND_COMMANDS[] = {
+    {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|shared]"},
+    {"memory", 2, 2, rustls_memory, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
+};
+const size_t SP_N_BACKEND_COMMANDS = sizeof(SP_BACKEND_COMMANDS) / sizeof(SP_BACKEND_COMMANDS[0]);
 
 void sp_backend_init(const char *command)
 {
@@ -69,6 +73,21 @@ void sp_backend_info(void)
 const char *sp_deterministic_state(void)
 {
     return "unsupported: rustls draws its randomness from its crypto provider, which has no fixed stream";
+}
+
+const char *sp_backend_no_thread_context(void)
+{
+    return "rustls has no library context; its configs are shared between threads as they are (use own or shared)";
+}
+
+void *sp_backend_thread_context(void)
+{
+    return NULL;
+}
+
+void sp_backend_thread_context_free(void *context)
+{
+    (void)context;
 }
 
 void sp_backend_explain(prep_result *res)

@@ -33,12 +33,20 @@ rustls_io_result rtls_pipe_read(void *reader, uint8_t *buf, size_t n, size_t *ou
 /* Everything `conn` has to send, into `pipe` (*moved set when something was); 0 on failure. */
 int rtls_flush(struct rustls_connection *conn, rtls_pipe *pipe, int *moved);
 
-/* A client and a server connection over two pipes, and each side's CPU time. */
+/* A client and a server connection over two pipes, and each side's CPU time while `timed`. */
 typedef struct {
     struct rustls_connection *client, *server;
     rtls_pipe to_server, to_client;
     uint64_t client_ns, server_ns;
+    int timed;
 } rtls_pair;
+
+/* The thread's CPU clock while the pair is timed, else 0: a clock read costs a system call, and a handshake
+ * reads it over twenty times (5% of an ECDSA handshake), so only every SPLIT_EVERY-th is timed side by side. */
+static inline uint64_t rtls_now(const rtls_pair *pair)
+{
+    return pair->timed ? sp_now_ns(SP_THREAD_CPU) : 0;
+}
 
 prep_status rtls_parse(const case_name *name, rtls_config *cfg, prep_result *res);
 /* A transfer case's configuration: PROTO and SUITE as named, X25519 and an ECDSA P-256 certificate. */
@@ -50,6 +58,9 @@ const struct rustls_client_config *rtls_client_config(const rtls_config *cfg, pr
 /* Both ends of a new connection; 0 (and `res` set) on failure. */
 int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, const struct rustls_server_config *server,
                  prep_result *res);
+/* One exchange: the client's records to the server, read and processed, then the server's to the client
+ * (*moved set when anything was sent); rustls' result (RUSTLS_RESULT_OK when both sides are well). */
+unsigned int rtls_step(rtls_pair *pair, int *moved);
 /* Each side's pending records to the other, read and processed, until neither has anything to say (at most
  * `rounds` exchanges); 0 when a side fails. */
 int rtls_exchange(rtls_pair *pair, int rounds, prep_result *res);

@@ -398,13 +398,13 @@ static unsigned int feed(struct rustls_connection *conn, rtls_pipe *pipe)
 int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, const struct rustls_server_config *server,
                  prep_result *res)
 {
-    uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+    uint64_t t0 = rtls_now(pair);
     unsigned int rc = rustls_client_connection_new(client, "localhost", &pair->client);
-    uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
+    uint64_t t1 = rtls_now(pair);
     pair->client_ns += t1 - t0;
     if (rc == RUSTLS_RESULT_OK)
         rc = rustls_server_connection_new(server, &pair->server);
-    pair->server_ns += sp_now_ns(SP_THREAD_CPU) - t1;
+    pair->server_ns += rtls_now(pair) - t1;
     pair->to_server.len = pair->to_client.len = 0;
     if (rc != RUSTLS_RESULT_OK) {
         rtls_fail(res, rc, "cannot make a connection");
@@ -413,26 +413,32 @@ int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, con
     return 1;
 }
 
+unsigned int rtls_step(rtls_pair *pair, int *moved)
+{
+    unsigned int rc = RUSTLS_RESULT_OK;
+    uint64_t t0 = rtls_now(pair);
+    int ok = rtls_flush(pair->client, &pair->to_server, moved);
+    uint64_t t1 = rtls_now(pair);
+    if (ok && pair->to_server.len)
+        rc = feed(pair->server, &pair->to_server);
+    ok = ok && rc == RUSTLS_RESULT_OK && rtls_flush(pair->server, &pair->to_client, moved);
+    uint64_t t2 = rtls_now(pair);
+    if (ok && pair->to_client.len)
+        rc = feed(pair->client, &pair->to_client);
+    uint64_t t3 = rtls_now(pair);
+    pair->client_ns += (t1 - t0) + (t3 - t2);
+    pair->server_ns += t2 - t1;
+    return !ok && rc == RUSTLS_RESULT_OK ? RUSTLS_RESULT_IO : rc;
+}
+
 int rtls_exchange(rtls_pair *pair, int rounds, prep_result *res)
 {
     for (int r = 0; r < rounds; r++) {
         int moved = 0;
-        unsigned int rc = RUSTLS_RESULT_OK;
-        uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
-        int ok = rtls_flush(pair->client, &pair->to_server, &moved);
-        uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
-        if (ok && pair->to_server.len)
-            rc = feed(pair->server, &pair->to_server);
-        ok = ok && rc == RUSTLS_RESULT_OK && rtls_flush(pair->server, &pair->to_client, &moved);
-        uint64_t t2 = sp_now_ns(SP_THREAD_CPU);
-        if (ok && pair->to_client.len)
-            rc = feed(pair->client, &pair->to_client);
-        uint64_t t3 = sp_now_ns(SP_THREAD_CPU);
-        pair->client_ns += (t1 - t0) + (t3 - t2);
-        pair->server_ns += t2 - t1;
-        if (!ok || rc != RUSTLS_RESULT_OK) {
+        unsigned int rc = rtls_step(pair, &moved);
+        if (rc != RUSTLS_RESULT_OK) {
             if (res)
-                rtls_fail(res, rc == RUSTLS_RESULT_OK ? RUSTLS_RESULT_IO : rc, "the handshake failed");
+                rtls_fail(res, rc, "the handshake failed");
             return 0;
         }
         if (!moved)
@@ -445,11 +451,11 @@ int rtls_exchange(rtls_pair *pair, int rounds, prep_result *res)
 
 void rtls_close(rtls_pair *pair)
 {
-    uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+    uint64_t t0 = rtls_now(pair);
     rustls_connection_free(pair->client);
-    uint64_t t1 = sp_now_ns(SP_THREAD_CPU);
+    uint64_t t1 = rtls_now(pair);
     rustls_connection_free(pair->server);
-    pair->server_ns += sp_now_ns(SP_THREAD_CPU) - t1;
+    pair->server_ns += rtls_now(pair) - t1;
     pair->client_ns += t1 - t0;
     pair->client = pair->server = NULL;
 }
@@ -492,20 +498,23 @@ void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resume
 
 /* ---- handshakes -------------------------------------------------------------- */
 
+#define SPLIT_EVERY 8      /* handshakes per one whose client and server sides are timed apart */
+
 struct handshake_state {
     rtls_config cfg;
     const struct rustls_server_config *server;
     const struct rustls_client_config *client;    /* NULL: a new one per connection */
     rtls_pair pair;
+    uint64_t ops, batch_ns;    /* handshakes and their batches' whole CPU time, since the last split */
 };
 
 static int handshake(struct handshake_state *s, prep_result *res)
 {
     const struct rustls_client_config *client = s->client;
     if (!client) {
-        uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+        uint64_t t0 = rtls_now(&s->pair);
         client = rtls_client_config(&s->cfg, res ? res : &(prep_result){0});
-        s->pair.client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
+        s->pair.client_ns += rtls_now(&s->pair) - t0;
         if (!client)
             return 0;
     }
@@ -514,9 +523,9 @@ static int handshake(struct handshake_state *s, prep_result *res)
     if (ok && !s->client)
         rtls_close(&s->pair);     /* before its config goes */
     if (!s->client) {
-        uint64_t t0 = sp_now_ns(SP_THREAD_CPU);
+        uint64_t t0 = rtls_now(&s->pair);
         rustls_client_config_free(client);
-        s->pair.client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
+        s->pair.client_ns += rtls_now(&s->pair) - t0;
     }
     return ok;
 }
@@ -524,22 +533,51 @@ static int handshake(struct handshake_state *s, prep_result *res)
 static int run_handshakes(void *p, uint64_t iters)
 {
     struct handshake_state *s = p;
+    uint64_t start = sp_now_ns(SP_THREAD_CPU);
     for (uint64_t i = 0; i < iters; i++) {
+        s->pair.timed = (s->ops + i) % SPLIT_EVERY == 0;
         int ok = handshake(s, NULL);
         if (s->pair.client)
             rtls_close(&s->pair);
         if (!ok)
             return 0;
     }
+    s->pair.timed = 0;
+    s->ops += iters;
+    s->batch_ns += sp_now_ns(SP_THREAD_CPU) - start;
     return 1;
 }
 
+/* The batches' CPU time, divided between the sides as the handshakes timed side by side divide theirs. */
 static void split_times(void *p, uint64_t *client, uint64_t *server)
 {
     struct handshake_state *s = p;
-    *client = s->pair.client_ns;
-    *server = s->pair.server_ns;
-    s->pair.client_ns = s->pair.server_ns = 0;
+    uint64_t timed = s->pair.client_ns + s->pair.server_ns;
+    *client = timed ? (uint64_t)((double)s->batch_ns * (double)s->pair.client_ns / (double)timed) : 0;
+    *server = timed ? s->batch_ns - *client : 0;
+    s->pair.client_ns = s->pair.server_ns = s->ops = s->batch_ns = 0;
+}
+
+/* Another thread's state on the same configs (rustls' configs are shared between threads as they are), with
+ * connections, pipes and counters of its own. */
+static void *share_handshakes(const void *p)
+{
+    struct handshake_state *copy = malloc(sizeof(*copy));
+    if (copy) {
+        *copy = *(const struct handshake_state *)p;
+        memset(&copy->pair, 0, sizeof(copy->pair));
+        copy->ops = copy->batch_ns = 0;
+    }
+    return copy;
+}
+
+static void release_shared(void *p)
+{
+    struct handshake_state *s = p;
+    if (s->pair.client)
+        rtls_close(&s->pair);
+    rtls_pipes_free(&s->pair);
+    free(s);
 }
 
 static void release_handshakes(void *p)
@@ -602,9 +640,11 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
     }
     if (sp_take(status, out, s, release_handshakes, UNIT_OPS, 0) != PREP_OK)
         return status;
-    s->pair.client_ns = s->pair.server_ns = 0;
+    s->pair.client_ns = s->pair.server_ns = s->ops = s->batch_ns = 0;
     out->run = run_handshakes;
     out->split = split_times;
+    out->share = share_handshakes;
+    out->release_share = release_shared;
     snprintf(out->note, sizeof(out->note), "client verifies a %s chain against a CA file of ~150 certificates%s",
              CERTS[s->cfg.cert_row].name, s->cfg.resume ? "" : "; the server keeps no session and sends no ticket");
     return PREP_OK;

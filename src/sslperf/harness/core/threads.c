@@ -19,13 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "compat.h"
+#include "backend.h"
 #include "harness.h"
-#include "families.h"
-
-#if SP_OSSL3
-#include <openssl/crypto.h>
-#endif
 
 #define BATCH_NS 1000000ull        /* about 1 ms of work between looks at the stop flag */
 
@@ -53,7 +48,7 @@ static prep_status thread_case(const thread_work *w, bench_case *c, prep_result 
     if (w->mode != SHARED)
         return prepare_into(w->id, c, res);
     *c = *w->shared;
-    c->release = free;
+    c->release = c->release_share ? c->release_share : free;
     c->state = c->share(w->shared->state);
     return c->state ? PREP_OK : prep_error(res, "out of memory");
 }
@@ -66,12 +61,10 @@ static void *worker_main(void *p)
     uint64_t batch = 1;
     memset(&c, 0, sizeof(c));
     memset(&res, 0, sizeof(res));
-#if SP_OSSL3
-    OSSL_LIB_CTX *own = w->mode == LIBCTX ? OSSL_LIB_CTX_new() : NULL;
-    if (w->mode == LIBCTX && (!own || !OSSL_LIB_CTX_set0_default(own)))
+    void *own = w->mode == LIBCTX ? sp_backend_thread_context() : NULL;
+    if (w->mode == LIBCTX && !own)
         prep_error(&res, "cannot make a library context for the thread");
     else
-#endif
         thread_case(w, &c, &res);
     w->status = res.status;
     snprintf(w->reason, sizeof(w->reason), "%s", res.reason);
@@ -98,12 +91,8 @@ static void *worker_main(void *p)
     }
     if (c.release && c.state)
         c.release(c.state);
-#if SP_OSSL3
-    if (own) {
-        OSSL_LIB_CTX_set0_default(NULL);
-        OSSL_LIB_CTX_free(own);
-    }
-#endif
+    if (own)
+        sp_backend_thread_context_free(own);
     return NULL;
 }
 
@@ -127,8 +116,8 @@ static int prepare_shared(const char *id, bench_case *c)
     if (c->share)
         return 0;
     c->release(c->state);
-    return json_refusal("na", id, "only TLS handshakes share their contexts (one SSL_CTX pair) between threads; "
-                                  "use own or libctx");
+    return json_refusal("na", id, "only TLS handshakes share their contexts (one client and one server context) "
+                                  "between threads; use own or libctx");
 }
 
 int threads_run(int argc, char **argv)
@@ -140,10 +129,9 @@ int threads_run(int argc, char **argv)
     memset(&shared, 0, sizeof(shared));
     if (n < 1 || n > 256 || ms < 1 || mode < 0)
         return json_refusal("error", id, "usage: threads CASE THREADS(1-256) MS [own|libctx|shared]");
-    if (mode == LIBCTX && !SP_OSSL3)
-        return json_refusal("na", id, "a library context per thread needs OpenSSL 3.0 or later (OSSL_LIB_CTX)");
-    if (mode == LIBCTX && sp_fips_active())     /* a fresh context would load the default provider, not the FIPS one */
-        return json_refusal("na", id, "a library context per thread would not have the FIPS provider; use own");
+    const char *no_context = mode == LIBCTX ? sp_backend_no_thread_context() : NULL;
+    if (no_context)
+        return json_refusal("na", id, no_context);
     if (mode == SHARED && prepare_shared(id, &shared) != 0)
         return 1;
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
