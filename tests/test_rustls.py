@@ -134,8 +134,28 @@ def test_rustls_handshakes_run_in_threads_on_shared_configs(rustls):
         assert m["status"] == "ok" and m["note"] == "shared" and all(ops > 0 for ops in m["ops"]), m
 
 
-def test_loopback_is_refused_for_rustls_before_anything_runs(rustls):
-    result = run_cli("tls", "--loopback", "--lib", rustls.name, "--no-store")
+def test_transfer_over_tcp_is_refused_for_rustls_before_anything_runs(rustls):
+    result = run_cli("tls", "--transfer", "--loopback", "--lib", rustls.name, "--no-store")
     assert result.returncode == 2
     assert "over loopback TCP is measured for OpenSSL-API libraries only so far" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_across_backends_each_first_handshake_proves_what_was_negotiated(rustls):
+    # rustls as client against an OpenSSL server, and OpenSSL as client against a rustls server; and rustls
+    # against itself, which cannot be made to use P-256 (n/a, with the reason)
+    case = "tls/handshake/tls1.3/p-256/ecdsa-p256/shared"
+    seen = {}
+    for server in ("system", rustls.name):
+        result = run_cli("tls", "--loopback", "--lib", "system", "--lib", rustls.name, "--server-lib", server,
+                         "--case", case, "--requests", "3", "--json", "--no-store")
+        assert result.returncode == 0, result.stderr
+        for m in json.loads(result.stdout)["measurements"]:
+            if m["case"].endswith("/shared"):
+                seen[(m["lib"], server)] = m
+    assert seen[(rustls.name, "system")]["status"] == "ok"
+    assert "tls1.3 TLS13_AES_128_GCM_SHA256 group secp256r1" in seen[(rustls.name, "system")]["note"]
+    assert seen[("system", rustls.name)]["status"] == "ok"
+    assert "TLSv1.3 TLS_AES_128_GCM_SHA256 group" in seen[("system", rustls.name)]["note"]
+    assert seen[(rustls.name, rustls.name)]["status"] == "n/a"
+    assert "cannot be told which group" in seen[(rustls.name, rustls.name)]["reason"]

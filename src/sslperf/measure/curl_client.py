@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sslperf.libs.curl import Curl
 from sslperf.libs.model import Lib
-from sslperf.measure import pinning
+from sslperf.measure import certificates, pinning
 from sslperf.measure.harness_client import Server
 from sslperf.measure.case_ids import Case, make
 from sslperf.results import Measurement
@@ -33,7 +33,7 @@ def requests(curl: Curl, client: Lib, server: Lib, cert_dir: Path, proto: str, g
                                         note=f"curl {curl.version} (its own -w timings), server: {server.name}")
     server_cpu, client_cpu = pinning.loopback_cpus()
     with Server(server, "https-server", str(cert_dir), proto, group, cert, str(count + 1),
-                env={"SSLPERF_CERT_DIR": str(cert_dir)}, cpu=server_cpu) as running:
+                env=certificates.env(cert_dir), cpu=server_cpu) as running:
         hello = running.line(timeout=120)
         if hello["type"] != "listening":
             m.status = "n/a" if "cannot make" in hello.get("reason", "") else "error"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sslperf.libs.model import Lib
-from sslperf.measure import pinning
+from sslperf.libs.model import Lib, harness_backend
+from sslperf.measure import certificates, pinning
 from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.results import Measurement
@@ -19,7 +19,7 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
     """`requests` sequential HTTPS GETs from `client` to a server of `server`."""
     case = make("tls/loopback", protocol=proto, group=group, cert=cert, client=ctx)
     m = case.result(client.name, unit="ops", note=f"server: {server.name}")
-    env = {"SSLPERF_CERT_DIR": str(cert_dir)}
+    env = certificates.env(cert_dir)
     server_cpu, client_cpu = pinning.loopback_cpus()
     with Server(server, "https-server", str(cert_dir), proto, group, cert, str(requests + 1), env=env,
                 cpu=server_cpu) as running:
@@ -38,9 +38,15 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
             m.status, m.reason = "error", failed.message
             return m
         if reply.get("type") != "requests" or reply.get("error"):
-            m.status = "error"
             m.reason = reply.get("error") or reply.get("reason") or "the client gave no result"
+            # rustls-ffi cannot choose its group: against a server that does not either, another one is n/a
+            chooses_no_group = harness_backend(client.flavor) == "rustls" and "another group than asked" in m.reason
+            m.status = "n/a" if chooses_no_group else "error"
+            if chooses_no_group:
+                m.reason += " (rustls-ffi cannot be told which group to use)"
             return m
+        if reply.get("checked"):      # the first handshake's negotiation, checked by the client
+            m.note += f"; {reply['checked']}"
         m.ops = [1] * len(reply["total_ns"])
         m.wall_ns = reply["total_ns"]
         m.extra = {k: reply[k] for k in ("connect_ns", "pretransfer_ns", "total_ns")}

@@ -50,7 +50,8 @@ def _over_sockets_only_openssl_api(libs: list[Lib], what: str) -> None:
     if other:
         raise SslperfError(
             f"{', '.join(other)}: {what} over loopback TCP is measured for OpenSSL-API libraries only so far.",
-            hint="rustls runs the in-memory cases: handshakes, resumption, --transfer, --memory and --threads.")
+            hint="rustls runs the in-memory cases (handshakes, resumption, --transfer, --memory, --threads) and "
+            "HTTPS over loopback (--loopback, also against another library with --server-lib).")
 
 
 def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
@@ -59,7 +60,6 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
     chosen cases (at most four), else the curl regression's two shapes. The
     client is the harness's (a new and a shared client SSL_CTX), a real curl
     built against each library (`client="curl"`), or both side by side."""
-    _over_sockets_only_openssl_api(libs + ([request.server] if request.server else []), "HTTPS")
     run = new_run(libs, {"suite": "tls-loopback", "requests": request.requests,
                          "server_lib": request.server and request.server.name, "client": request.client})
     server_cpu, client_cpu = pinning.loopback_cpus()
@@ -78,7 +78,7 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
 
     def measure(keep: Keep) -> None:
         server = request.server
-        with certificates.made_by(*libs) as cert_dir:
+        with certificates.made_by(*libs, *([server] if server else [])) as cert_dir:
             for proto, group, cert in shapes:
                 for ctx in ("new", "shared") if request.client != "curl" else ():
                     for lib in libs:

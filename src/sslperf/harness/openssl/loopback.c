@@ -135,9 +135,28 @@ int https_server(int argc, char **argv)
     return 0;
 }
 
-/* One GET: returns 1 and the three times, or 0 with `why` set. */
+/* What the first handshake negotiated, against what was asked (the server may be another library):
+ * "" and `checked` filled, or the problem. */
+static void check_negotiated(const tls_config *cfg, const SSL *ssl, char *problem, size_t problem_len,
+                             char *checked, size_t checked_len)
+{
+    char group[64];
+    tls_group_name(ssl, group, sizeof(group));
+    problem[0] = '\0';
+    if (SSL_version(ssl) != cfg->proto)
+        snprintf(problem, problem_len, "negotiated %s, not the version asked", SSL_get_version(ssl));
+    else if (!tls_cipher_ok(cfg, ssl))
+        snprintf(problem, problem_len, "negotiated cipher %s", SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)));
+    else if (!tls_group_ok(cfg, ssl))
+        snprintf(problem, problem_len, "negotiated another group than asked: %s", group);
+    else
+        snprintf(checked, checked_len, "%s %s group %s", SSL_get_version(ssl),
+                 SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)), group);
+}
+
+/* One GET: returns 1 and the three times, or 0 with `why` set; the first one's negotiation is checked. */
 static int one_get(int port, SSL_CTX *shared, const tls_config *cfg, const char *ca_file, uint64_t times[3],
-                   char *why, size_t why_len)
+                   char *why, size_t why_len, char *checked, size_t checked_len)
 {
     uint64_t start = sp_now_ns(SP_WALL);
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, ok = 0;
@@ -159,6 +178,11 @@ static int one_get(int port, SSL_CTX *shared, const tls_config *cfg, const char 
         goto done;
     }
     times[1] = sp_now_ns(SP_WALL) - start;
+    if (checked && !checked[0]) {
+        check_negotiated(cfg, ssl, why, why_len, checked, checked_len);
+        if (why[0])
+            goto done;
+    }
     static const char get[] = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: sslperf\r\nConnection: close\r\n\r\n";
     char buf[4096];
     size_t total = 0;
@@ -210,11 +234,11 @@ int https_get(int argc, char **argv)
     uint64_t *connect_ns = calloc((size_t)count, sizeof(uint64_t)), *tls_ns = calloc((size_t)count, sizeof(uint64_t)),
              *total_ns = calloc((size_t)count, sizeof(uint64_t));
     SSL_CTX *shared = cfg.new_ctx ? NULL : tls_client_ctx(&cfg, argv[1]);
-    char why[300] = "";
+    char why[300] = "", checked[REASON_MAX] = "";
     int done = 0;
     for (; done < count; done++) {
         uint64_t t[3] = {0, 0, 0};
-        if (!one_get(port, shared, &cfg, argv[1], t, why, sizeof(why)))
+        if (!one_get(port, shared, &cfg, argv[1], t, why, sizeof(why), done == 0 ? checked : NULL, sizeof(checked)))
             break;
         connect_ns[done] = t[0];
         tls_ns[done] = t[1];
@@ -225,6 +249,10 @@ int https_get(int argc, char **argv)
     print_array("connect_ns", connect_ns, done);
     print_array("pretransfer_ns", tls_ns, done);
     print_array("total_ns", total_ns, done);
+    if (checked[0]) {
+        printf(",\"checked\":");
+        json_string(checked);
+    }
     if (why[0]) {
         printf(",\"error\":");
         json_string(why);

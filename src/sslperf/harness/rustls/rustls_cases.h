@@ -55,6 +55,12 @@ prep_status rtls_transfer_config(const char *proto, const char *suite, rtls_conf
 prep_status rtls_make_configs(const rtls_config *cfg, const struct rustls_server_config **server,
                               const struct rustls_client_config **client, prep_result *res);
 const struct rustls_client_config *rtls_client_config(const rtls_config *cfg, prep_result *res);
+/* A client config that trusts the certificates of the PEM file `roots` (a server of another library's CA). */
+const struct rustls_client_config *rtls_client_config_trusting(const rtls_config *cfg, const char *roots,
+                                                               prep_result *res);
+/* The roots file the backend's own clients load (SSLPERF_CERT_DIR's bundle and the PEM CA), made once. */
+const char *rtls_roots_file(prep_result *res);
+const char *rtls_group_name(const rtls_config *cfg);   /* the case's group as rustls names it */
 /* Both ends of a new connection; 0 (and `res` set) on failure. */
 int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, const struct rustls_server_config *server,
                  prep_result *res);

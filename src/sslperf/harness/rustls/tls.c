@@ -230,8 +230,17 @@ static const char *roots_file(prep_result *res)
 const struct rustls_client_config *rtls_client_config(const rtls_config *cfg, prep_result *res)
 {
     const char *roots = roots_file(res);
-    if (!roots)
-        return NULL;
+    return roots ? rtls_client_config_trusting(cfg, roots, res) : NULL;
+}
+
+const char *rtls_roots_file(prep_result *res)
+{
+    return roots_file(res);
+}
+
+const struct rustls_client_config *rtls_client_config_trusting(const rtls_config *cfg, const char *roots,
+                                                               prep_result *res)
+{
     const struct rustls_crypto_provider *provider = provider_for(cfg, res);
     struct rustls_root_cert_store_builder *store_builder = rustls_root_cert_store_builder_new();
     const struct rustls_root_cert_store *store = NULL;
@@ -499,6 +508,11 @@ void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resume
 /* ---- handshakes -------------------------------------------------------------- */
 
 #define SPLIT_EVERY 8      /* handshakes per one whose client and server sides are timed apart */
+
+const char *rtls_group_name(const rtls_config *cfg)
+{
+    return GROUPS[cfg->group_row].rustls_name;
+}
 
 struct handshake_state {
     rtls_config cfg;

@@ -1,0 +1,305 @@
+/* rustls over real loopback TCP, speaking the OpenSSL backend's protocol
+ * (openssl/loopback.c), so either end of a `tls --loopback --server-lib`
+ * pair can be either library:
+ *
+ *   harness https-server DIR PROTO GROUP CERT MAX_CONNECTIONS
+ *   harness https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT
+ *
+ * The server listens on 127.0.0.1 only and stops by itself (after
+ * MAX_CONNECTIONS, or 30 s without one). The client's first handshake is
+ * checked before anything is timed: version, suite and group as asked,
+ * whoever the server is. */
+#define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "harness.h"
+#include "rustls_cases.h"
+
+#define RESPONSE "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nConnection: close\r\n\r\nhello, world\n"
+#define MAX_REQUESTS 100000
+
+static rustls_io_result fd_read(void *userdata, uint8_t *buf, size_t n, size_t *out_n)
+{
+    ssize_t got = read(*(int *)userdata, buf, n);
+    if (got < 0)
+        return errno;
+    *out_n = (size_t)got;
+    return 0;
+}
+
+static rustls_io_result fd_write(void *userdata, const uint8_t *buf, size_t n, size_t *out_n)
+{
+    ssize_t put = write(*(int *)userdata, buf, n);
+    if (put < 0)
+        return errno;
+    *out_n = (size_t)put;
+    return 0;
+}
+
+static int flush_fd(struct rustls_connection *conn, int fd)
+{
+    while (rustls_connection_wants_write(conn)) {
+        size_t n = 0;
+        if (rustls_connection_write_tls(conn, fd_write, &fd, &n) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* What arrives on `fd`, read and processed: 1, 0 on a failure, -1 at the end of the stream. */
+static int take_fd(struct rustls_connection *conn, int fd)
+{
+    size_t n = 0;
+    if (rustls_connection_read_tls(conn, fd_read, &fd, &n) != 0)
+        return 0;
+    if (n == 0)
+        return -1;
+    return rustls_connection_process_new_packets(conn) == RUSTLS_RESULT_OK;
+}
+
+static int handshake_fd(struct rustls_connection *conn, int fd)
+{
+    while (rustls_connection_is_handshaking(conn)) {
+        if (!flush_fd(conn, fd))
+            return 0;
+        if (rustls_connection_is_handshaking(conn) && take_fd(conn, fd) != 1)
+            return 0;
+    }
+    return flush_fd(conn, fd);
+}
+
+/* Plaintext into `buf` until `done` says so or the peer closes; the bytes read. */
+static size_t read_plain(struct rustls_connection *conn, int fd, char *buf, size_t cap, int until_head)
+{
+    size_t total = 0;
+    for (;;) {
+        size_t n = 0;
+        unsigned int rc = rustls_connection_read(conn, (uint8_t *)buf + total, cap - 1 - total, &n);
+        if (rc == RUSTLS_RESULT_OK && n == 0)
+            break;                                    /* close_notify */
+        if (rc == RUSTLS_RESULT_OK) {
+            total += n;
+            buf[total] = '\0';
+            if ((until_head && strstr(buf, "\r\n\r\n")) || total + 1 >= cap)
+                break;
+            continue;
+        }
+        if (rc != RUSTLS_RESULT_PLAINTEXT_EMPTY || take_fd(conn, fd) != 1)
+            break;
+    }
+    return total;
+}
+
+static void fail(const char *what, const char *detail)
+{
+    char reason[REASON_MAX + 100];
+    snprintf(reason, sizeof(reason), "%s%s%s", what, detail && *detail ? ": " : "", detail ? detail : "");
+    printf("{\"type\":\"error\",\"reason\":");
+    json_string(reason);
+    printf("}\n");
+    fflush(stdout);
+}
+
+static int parse(const char *proto, const char *group, const char *cert, const char *ctx, rtls_config *cfg,
+                 prep_result *res)
+{
+    char id[CASE_ID_MAX];
+    case_name name;
+    snprintf(id, sizeof(id), "tls/handshake/%s/%s/%s/%s", proto, group, cert, ctx);
+    return sp_split_name(id, &name) && rtls_parse(&name, cfg, res) == PREP_OK;
+}
+
+static int listen_on_loopback(struct sockaddr_in *addr)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    socklen_t len = sizeof(*addr);
+    memset(addr, 0, sizeof(*addr));
+    addr->sin_family = AF_INET;
+    addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);        /* loopback only; port 0: the kernel picks one */
+    if (fd < 0)
+        return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 || listen(fd, 64) != 0
+        || getsockname(fd, (struct sockaddr *)addr, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int rustls_https_server(int argc, char **argv)
+{
+    rtls_config cfg;
+    prep_result res = {0};
+    const struct rustls_server_config *server = NULL;
+    const struct rustls_client_config *unused = NULL;
+    if (argc != 5 || !parse(argv[1], argv[2], argv[3], "new", &cfg, &res)) {
+        fail("bad https-server arguments", res.reason);
+        return 2;
+    }
+    setenv("SSLPERF_CERT_DIR", argv[0], 1);
+    const char *roots = rtls_roots_file(&res);
+    if (!roots || rtls_make_configs(&cfg, &server, &unused, &res) != PREP_OK) {
+        fail("cannot set up the server", res.reason);
+        return 1;
+    }
+    int max_connections = atoi(argv[4]), one = 1;
+    struct sockaddr_in addr;
+    int fd = listen_on_loopback(&addr);
+    if (fd < 0) {
+        fail("cannot listen on 127.0.0.1", NULL);
+        return 1;
+    }
+    printf("{\"type\":\"listening\",\"port\":%d,\"ca_file\":", ntohs(addr.sin_port));
+    json_string(roots);
+    printf(",\"library\":");
+    json_string(sp_library_version());
+    printf("}\n");
+    fflush(stdout);
+    for (int served = 0; served < max_connections; served++) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, 30000) <= 0)
+            break;                                         /* idle: stop by ourselves */
+        int conn_fd = accept(fd, NULL, NULL);
+        if (conn_fd < 0)
+            continue;
+        setsockopt(conn_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        struct rustls_connection *conn = NULL;
+        char request[4096];
+        if (rustls_server_connection_new(server, &conn) == RUSTLS_RESULT_OK && handshake_fd(conn, conn_fd)
+            && read_plain(conn, conn_fd, request, sizeof(request), 1) > 0) {
+            size_t n = 0;
+            rustls_connection_write(conn, (const uint8_t *)RESPONSE, strlen(RESPONSE), &n);
+            rustls_connection_send_close_notify(conn);
+            flush_fd(conn, conn_fd);
+        }
+        rustls_connection_free(conn);
+        close(conn_fd);
+    }
+    close(fd);
+    rustls_server_config_free(server);
+    unlink(roots);
+    return 0;
+}
+
+/* One GET; 1 and the three times, or 0 with `why` set. The first one's negotiation is checked (`check`). */
+static int one_get(int port, const struct rustls_client_config *shared, const rtls_config *cfg, const char *ca_file,
+                   uint64_t times[3], char *why, size_t why_len, char *checked, size_t checked_len)
+{
+    uint64_t start = sp_now_ns(SP_WALL);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, ok = 0;
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const struct rustls_client_config *config = NULL;
+    struct rustls_connection *conn = NULL;
+    prep_result res = {0};
+    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        snprintf(why, why_len, "cannot connect to 127.0.0.1:%d", port);
+        goto done;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    times[0] = sp_now_ns(SP_WALL) - start;
+    config = shared ? shared : rtls_client_config_trusting(cfg, ca_file, &res);
+    if (!config || rustls_client_connection_new(config, "localhost", &conn) != RUSTLS_RESULT_OK
+        || !handshake_fd(conn, fd)) {
+        snprintf(why, why_len, "handshake failed%s%s", res.reason[0] ? ": " : "", res.reason);
+        goto done;
+    }
+    times[1] = sp_now_ns(SP_WALL) - start;
+    if (checked && !checked[0]) {
+        char problem[200];
+        rtls_pair pair = {.client = conn};
+        rtls_check(cfg, &pair, 0, problem, sizeof(problem), checked, checked_len);
+        if (problem[0]) {
+            snprintf(why, why_len, "%s%s", strncmp(problem, "group:", 6) ? "" : "negotiated another group than asked: ",
+                     strncmp(problem, "group:", 6) ? problem : problem + 6);
+            goto done;
+        }
+    }
+    static const char get[] = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: sslperf\r\nConnection: close\r\n\r\n";
+    char buf[4096];
+    size_t n = 0;
+    if (rustls_connection_write(conn, (const uint8_t *)get, strlen(get), &n) != RUSTLS_RESULT_OK || !flush_fd(conn, fd)) {
+        snprintf(why, why_len, "cannot send the request");
+        goto done;
+    }
+    size_t total = read_plain(conn, fd, buf, sizeof(buf), 0);
+    times[2] = sp_now_ns(SP_WALL) - start;
+    ok = total == strlen(RESPONSE);
+    if (!ok)
+        snprintf(why, why_len, "short response (%zu bytes)", total);
+done:
+    rustls_connection_free(conn);
+    if (!shared)
+        rustls_client_config_free(config);
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static void print_array(const char *key, const uint64_t *v, int n)
+{
+    printf(",\"%s\":[", key);
+    for (int i = 0; i < n; i++)
+        printf(i ? ",%llu" : "%llu", (unsigned long long)v[i]);
+    printf("]");
+}
+
+int rustls_https_get(int argc, char **argv)
+{
+    rtls_config cfg;
+    prep_result res = {0};
+    if (argc != 7 || !parse(argv[2], argv[3], argv[4], argv[5], &cfg, &res)) {
+        fail("bad https-get arguments", res.reason);
+        return 2;
+    }
+    int port = atoi(argv[0]), count = atoi(argv[6]);
+    if (count < 1 || count > MAX_REQUESTS) {
+        fail("request count out of range", NULL);
+        return 2;
+    }
+    uint64_t *connect_ns = calloc((size_t)count, sizeof(uint64_t)), *tls_ns = calloc((size_t)count, sizeof(uint64_t)),
+             *total_ns = calloc((size_t)count, sizeof(uint64_t));
+    const struct rustls_client_config *shared = cfg.new_config ? NULL : rtls_client_config_trusting(&cfg, argv[1], &res);
+    char why[300] = "", checked[REASON_MAX] = "";
+    int done = 0;
+    if (!cfg.new_config && !shared)
+        snprintf(why, sizeof(why), "cannot make the client config: %s", res.reason);
+    for (; !why[0] && done < count; done++) {
+        uint64_t t[3] = {0, 0, 0};
+        if (!one_get(port, shared, &cfg, argv[1], t, why, sizeof(why), done == 0 ? checked : NULL, sizeof(checked)))
+            break;
+        connect_ns[done] = t[0];
+        tls_ns[done] = t[1];
+        total_ns[done] = t[2];
+    }
+    printf("{\"type\":\"requests\",\"library\":");
+    json_string(sp_library_version());
+    print_array("connect_ns", connect_ns, done);
+    print_array("pretransfer_ns", tls_ns, done);
+    print_array("total_ns", total_ns, done);
+    if (checked[0]) {
+        printf(",\"checked\":");
+        json_string(checked);
+    }
+    if (why[0]) {
+        printf(",\"error\":");
+        json_string(why);
+    }
+    printf("}\n");
+    rustls_client_config_free(shared);
+    free(connect_ns);
+    free(tls_ns);
+    free(total_ns);
+    return done == count ? 0 : 1;
+}
