@@ -17,6 +17,10 @@ want make make
 want perl perl
 want cmake cmake
 want ninja ninja-build
+# wolfSSL is configured by its own autotools script (its assembly switches are there only).
+want autoreconf autoconf
+want automake automake
+want libtoolize libtool
 want go golang-go
 want pkg-config pkg-config
 want size binutils

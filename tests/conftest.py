@@ -27,6 +27,8 @@ FIPS_LIB = "openssl-3.0.8+fips"           # the validated 3.0.8 with its FIPS mo
 assert FIPS_LIB in E2E_LIBS
 RUSTLS_LIB = "rustls-0.15+ring"
 assert RUSTLS_LIB in E2E_LIBS
+WOLFSSL_LIB = "wolfssl"
+assert WOLFSSL_LIB in E2E_LIBS
 
 
 def pytest_configure(config):
@@ -138,6 +140,14 @@ def built_rustls(e2e_env):
     result = run_cli("libs", "build", RUSTLS_LIB, env=e2e_env, timeout=1800)
     assert result.returncode == 0, result.stderr + result.stdout
     return RUSTLS_LIB
+
+
+@pytest.fixture(scope="session")
+def built_wolfssl(e2e_env):
+    """wolfSSL from the wolfssl-sys crate's source, configured by sslperf (autotools), its assembly on."""
+    result = run_cli("libs", "build", WOLFSSL_LIB, env=e2e_env, timeout=1800)
+    assert result.returncode == 0, result.stderr + result.stdout
+    return WOLFSSL_LIB
 
 
 @pytest.fixture(scope="session")

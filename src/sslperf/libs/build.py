@@ -243,7 +243,8 @@ def _build(request: BuildRequest, progress: Progress, compiler: dict[str, str], 
             if compiler_launcher():        # the same relative paths in every build, for ccache
                 source_root = Path(shutil.copytree(source_root, workdir / "src", symlinks=True))
             phases["fetch"] = time.monotonic() - mark
-            builder = {"cmake": _CMakeBuild, "cargo": _CargoBuild}.get(request.source.build_system, _OpenSSLBuild)
+            builder = {"cmake": _CMakeBuild, "cargo": _CargoBuild,
+                       "autotools": _AutotoolsBuild}.get(request.source.build_system, _OpenSSLBuild)
             compiled = True
             plan = builder(request, source_root, workdir, home / "prefix", log, progress, phases).run()
             staged = workdir / "out"
@@ -445,6 +446,37 @@ class _CargoBuild(_Job):
         return plan
 
 
+class _AutotoolsBuild(_Job):
+    """wolfSSL: its autogen.sh and configure (the crate carries configure.ac, not configure), make, a static
+    library. The configure options are sslperf's (variants.WOLFSSL_CONFIGURE), not the crate's."""
+
+    def run(self) -> variants.ConfigurePlan:
+        make = require_tool("make", "to build wolfSSL")
+        for tool in ("autoreconf", "libtoolize"):
+            require_tool(tool, "to configure wolfSSL (its autogen.sh)")
+        chosen = variants.lookup(self.request.variants, self.request.source.flavor)
+        plan = variants.plan(chosen, None, self.request.configure_options, self.request.cflags)
+        plan.options = variants.wolfssl_configure(chosen) + plan.options
+        level = next((f for f in plan.cflags if re.fullmatch(r"-O[0-9sz]", f)), "-O3")
+        cflags = " ".join([level, *(f for f in plan.cflags if not re.fullmatch(r"-O[0-9sz]", f))])
+        # autogen.sh writes into the tree: build from a copy in the work directory
+        tree = Path(shutil.copytree(self.src, self.build_dir / "src", symlinks=True))
+        self.step("configure", ["sh", "./autogen.sh"], 600, cwd=tree)
+        self.step("configure", ["sh", "./configure", f"--prefix={self.final_prefix}", *plan.options], 600,
+                  cwd=tree, env={"CFLAGS": cflags})
+        seen = [0]
+
+        def count(line: str) -> None:
+            if line.lstrip().startswith("CC "):
+                seen[0] += 1
+                self.progress.advance()
+
+        self.step("compile", [make, f"-j{self.request.jobs}"], 3600, on_line=count, cwd=tree)
+        self.step("install", [make, "install", f"DESTDIR={self.destdir}"], 900, cwd=tree)
+        plan.cflags = cflags.split()
+        return plan
+
+
 def _flavor_settings(flavor: str, src: Path) -> list[str]:
     if flavor == "aws-lc-fips":
         # The FIPS module is built as the validated source says: its delocator and hash injector are Go
@@ -475,14 +507,16 @@ def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.Co
     linkage = prefix_linkage(staged_prefix, flavor)
     backend = harness_backend(flavor)
     if linkage is None:
-        wanted = "librustls_ffi.a and rustls.h" if backend == "rustls" else "libssl/libcrypto"
+        wanted = {"rustls": "librustls_ffi.a and rustls.h", "wolfssl": "libwolfssl.a and wolfssl/ssl.h"}.get(
+            backend, "libssl/libcrypto")
         raise BuildFailed(f"The build `{lib_name(request)}` installed no {wanted} under {staged_prefix}.")
     result = footprint.probe(linkage, backend=backend)
     if flavor == "openssl" and request.source.version not in result.version_string:
         raise BuildFailed(f"The build reports `{result.version_string}`, not OpenSSL {request.source.version}.")
     lib_dir = staged_prefix / "lib"
     files = {}
-    for stem in ("librustls_ffi",) if backend == "rustls" else ("libcrypto", "libssl"):
+    stems = {"rustls": ("librustls_ffi",), "wolfssl": ("libwolfssl",)}.get(backend, ("libcrypto", "libssl"))
+    for stem in stems:
         archive = lib_dir / f"{stem}.a"
         measured = footprint.file_footprint(archive)
         measured.path = f"lib/{archive.name}"

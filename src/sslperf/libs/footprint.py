@@ -15,7 +15,8 @@ from sslperf.errors import SslperfError
 from sslperf.proc import require_tool, run, run_ok
 
 # The probe program per harness backend (libs.model.harness_backend).
-PROBE_SOURCES = {"openssl": Path(__file__).with_name("probe.c"), "rustls": Path(__file__).with_name("probe_rustls.c")}
+PROBE_SOURCES = {"openssl": Path(__file__).with_name("probe.c"), "rustls": Path(__file__).with_name("probe_rustls.c"),
+                 "wolfssl": Path(__file__).with_name("probe_wolfssl.c")}
 SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 
@@ -58,13 +59,13 @@ def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl
                 "The probe program does not compile or link against this library:\n"
                 + "\n".join(result.output.strip().splitlines()[-12:]),
                 hint="Check that the prefix holds include/openssl/ssl.h and libssl/libcrypto."
-                if backend == "openssl" else "Check that the prefix holds include/rustls.h and lib/librustls_ffi.a.",
+                if backend == "openssl" else f"Check that the prefix holds the {backend} headers and static library.",
             )
         output = run_ok([binary], timeout=60)
         info = json.loads(output)
         if backend == "rustls" and not info.get("connection"):
             raise SslperfError("rustls-ffi could not make a client connection in the probe program.")
-        if backend == "openssl" and info["sha256_abc"] != SHA256_ABC:
+        if backend != "rustls" and info["sha256_abc"] != SHA256_ABC:
             raise SslperfError(f"The library computed a wrong SHA-256 of 'abc' ({info['sha256_abc']}).")
         text, data, bss = section_sizes(binary)
         shared = {} if linkage.static else linked_shared_objects(binary)

@@ -15,7 +15,7 @@ BSSL_FLAVORS = ("boringssl", "aws-lc", "aws-lc-fips")
 
 
 # Libraries whose API is not OpenSSL's: the harness backend (a directory under harness/) that speaks it.
-BACKENDS = {"rustls": "rustls"}
+BACKENDS = {"rustls": "rustls", "wolfssl": "wolfssl"}
 
 
 def harness_backend(flavor: str) -> str:
@@ -65,6 +65,8 @@ def find_lib_dir(prefix: Path) -> Path | None:
 
 RUSTLS_ARCHIVE = "lib/librustls_ffi.a"
 RUSTLS_HEADER = "include/rustls.h"
+WOLFSSL_ARCHIVE = "lib/libwolfssl.a"
+WOLFSSL_HEADER = "include/wolfssl/ssl.h"
 
 
 def prefix_linkage(prefix: Path, flavor: str) -> Linkage | None:
@@ -74,6 +76,12 @@ def prefix_linkage(prefix: Path, flavor: str) -> Linkage | None:
         if not ((prefix / RUSTLS_ARCHIVE).exists() and (prefix / RUSTLS_HEADER).exists()):
             return None
         return Linkage([f"-I{prefix / 'include'}"], [str(prefix / RUSTLS_ARCHIVE), *LINK_SYSTEM_LIBS], static=True)
+    if harness_backend(flavor) == "wolfssl":
+        if not ((prefix / WOLFSSL_ARCHIVE).exists() and (prefix / WOLFSSL_HEADER).exists()):
+            return None
+        # options.h says how the library was configured; every file must see it first
+        return Linkage([f"-I{prefix / 'include'}", "-DWOLFSSL_USE_OPTIONS_H"],
+                       [str(prefix / WOLFSSL_ARCHIVE), *LINK_SYSTEM_LIBS], static=True)
     lib_dir = find_lib_dir(prefix)
     if lib_dir is None or not (prefix / "include" / "openssl" / "ssl.h").exists():
         return None

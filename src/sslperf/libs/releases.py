@@ -4,7 +4,7 @@ sources offer, and how a short name such as `openssl-3.3+minimal` resolves.
 A name is FLAVOR[-VERSION][+VARIANT…]. VERSION may be a prefix (`3.3` is the
 newest 3.3.x on offer); no VERSION means the newest release. For BoringSSL
 and AWS-LC, which have no release numbers of their own on crates.io, VERSION
-is the version of the `boring-sys` / `aws-lc-sys` crate that carries them.
+is the version of the `boring-sys` / `aws-lc-sys` / `wolfssl-sys` crate that carries them.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ FLAVORS: dict[str, Flavor] = {
         Flavor("aws-lc-fips", "AWS-LC FIPS", "aws-lc-fips-sys", "aws-lc", "cmake"),
         # rustls through its C API; VERSION is rustls-ffi's (0.15.7 carries rustls 0.23.46).
         Flavor("rustls", "rustls (rustls-ffi)", "rustls-ffi", ".", "cargo"),
+        # wolfSSL from the source the wolfssl-sys crate carries, configured by sslperf (autotools);
+        # VERSION is the crate's (5.3.0 carries wolfSSL 5.9.4).
+        Flavor("wolfssl", "wolfSSL", "wolfssl-sys", "wolfssl-src", "autotools"),
     )
 }
 # Flavors that can be built from a local directory, tarball or git tag too.

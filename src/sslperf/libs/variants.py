@@ -36,6 +36,17 @@ class Variant:
     openssl_only: bool = False
     cargo_features: tuple[str, ...] = ()   # rustls-ffi's cargo features
     rustls_only: bool = False
+    wolfssl: tuple[str, ...] = ()           # wolfSSL configure options (a variant with none does not apply)
+
+# wolfSSL's configure for every build: TLS 1.3 and 1.2 with the groups, certificates and suites the TLS cases use,
+# tickets, the primitives the wolfCrypt families measure, and the speed-relevant code this CPU can run (the
+# assembly options are what the `no-asm` variant takes away).
+WOLFSSL_CONFIGURE = ("--enable-static", "--disable-shared", "--enable-tls13", "--enable-curve25519",
+                     "--enable-ed25519", "--enable-aesgcm", "--enable-chacha", "--enable-poly1305", "--enable-sni",
+                     "--enable-supportedcurves", "--enable-session-ticket", "--enable-sp=yes,4096", "--enable-mlkem",
+                     "--enable-sha3", "--enable-harden", "--enable-keygen", "--disable-examples",
+                     "--disable-crypttests", "--disable-benchmark")
+WOLFSSL_ASM = ("--enable-sp-asm", "--enable-intelasm", "--enable-aesni")
 
 # rustls-ffi's crypto provider when no variant names one: aws-lc-rs, as the crate's default. Its `prefer-post-quantum`
 # default is left off (the pq-first variant), so rustls negotiates X25519 as the other libraries' x25519 rows do.
@@ -54,8 +65,8 @@ VARIANTS: dict[str, Variant] = {
             optional=True,
             openssl_only=True,
         ),
-        Variant("Os", "optimise for size (-Os instead of -O3)", opt_level="-Os"),
-        Variant("O2", "-O2 instead of -O3", opt_level="-O2"),
+        Variant("Os", "optimise for size (-Os instead of -O3)", opt_level="-Os", wolfssl=("CFLAGS",)),
+        Variant("O2", "-O2 instead of -O3", opt_level="-O2", wolfssl=("CFLAGS",)),
         Variant(
             "nistp",
             "enable-ec_nistp_64_gcc_128: fast constant-time P-224/P-256/P-521 (64-bit little-endian only)",
@@ -63,8 +74,8 @@ VARIANTS: dict[str, Variant] = {
             openssl_only=True,
         ),
         Variant("no-asm", "C code only, no assembly: shows what the assembly is worth",
-                configure=("no-asm",), cmake=("-DOPENSSL_NO_ASM=1",)),
-        Variant("debug-symbols", "-O3 with -g, so profiles name real functions", cflags=("-g",)),
+                configure=("no-asm",), cmake=("-DOPENSSL_NO_ASM=1",), wolfssl=("--disable-asm",)),
+        Variant("debug-symbols", "-O3 with -g, so profiles name real functions", cflags=("-g",), wolfssl=("CFLAGS",)),
         Variant("fips", "enable-fips: OpenSSL 3.x with its FIPS provider module (fips.so), self-tested by "
                 "`openssl fipsinstall` at build time; run it with `--provider fips` (also inside another 3.x "
                 "library: `--fips-module`)", configure=("enable-fips",), openssl_only=True),
@@ -93,6 +104,12 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
             raise SslperfError(
                 f"The `{name}` variant uses OpenSSL's Configure options and does not apply to {flavor}.",
                 hint="For CMake-built libraries use `Os`, `O2`, `no-asm` or `debug-symbols`.",
+            )
+        if flavor == "wolfssl" and not variant.wolfssl and name != "default":
+            raise SslperfError(
+                f"The `{name}` variant does not apply to wolfssl.",
+                hint="wolfSSL builds take `no-asm` (without its Intel assembly, AES-NI and SP assembly), `Os`, "
+                "`O2` or `debug-symbols`.",
             )
         if (flavor == "rustls") != variant.rustls_only and name != "default":
             raise SslperfError(
@@ -131,6 +148,13 @@ def known_features(configure_script: Path) -> set[str]:
         # The tree's fault, like a failing configure step: a bisect or track skips such a commit.
         raise BuildFailed(f"Cannot find the @disablables table in {configure_script}; is this an OpenSSL source tree?")
     return set(re.findall(r'"([A-Za-z0-9_\-]+)"', block.group(1)))
+
+
+def wolfssl_configure(chosen: list[Variant]) -> list[str]:
+    """wolfSSL's configure options for these variants (CFLAGS go through ConfigurePlan.cflags)."""
+    extra = [o for v in chosen for o in v.wolfssl if o != "CFLAGS"]
+    asm = [] if "--disable-asm" in extra else list(WOLFSSL_ASM)
+    return [*WOLFSSL_CONFIGURE, *asm, *extra]
 
 
 def cargo_features(chosen: list[Variant]) -> list[str]:

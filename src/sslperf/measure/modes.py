@@ -43,15 +43,22 @@ def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, sou
             runner.close()
 
 
-def _over_sockets_only_openssl_api(libs: list[Lib], what: str) -> None:
-    """Loopback TCP is the OpenSSL-API backend's (https-server, https-get, transfer over TCP); say so before
-    anything runs rather than let another backend's harness refuse a command it does not have."""
-    other = [lib.name for lib in libs if harness_backend(lib.flavor) != "openssl"]
+# Which harness backends have each mode beyond the in-memory cases (their harness's own commands).
+MODE_BACKENDS = {
+    "HTTPS over loopback TCP (--loopback)": ("openssl", "rustls"),
+    "bulk transfer over loopback TCP (--transfer --loopback)": ("openssl",),
+    "memory per connection (--memory)": ("openssl", "rustls"),
+}
+
+
+def _refuse_other_backends(libs: list[Lib], mode: str) -> None:
+    """Say before anything runs which libraries' harness lacks `mode`, rather than let it refuse a command."""
+    other = [lib.name for lib in libs if harness_backend(lib.flavor) not in MODE_BACKENDS[mode]]
     if other:
         raise SslperfError(
-            f"{', '.join(other)}: {what} over loopback TCP is measured for OpenSSL-API libraries only so far.",
-            hint="rustls runs the in-memory cases (handshakes, resumption, --transfer, --memory, --threads) and "
-            "HTTPS over loopback (--loopback, also against another library with --server-lib).")
+            f"{', '.join(other)}: {mode} is not measured for this library yet.",
+            hint="Every library runs the in-memory cases (handshakes, resumption, --transfer) and --threads; "
+            f"{mode.split(' (')[0]} is measured for {', '.join(MODE_BACKENDS[mode])} libraries.")
 
 
 def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
@@ -60,6 +67,7 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
     chosen cases (at most four), else the curl regression's two shapes. The
     client is the harness's (a new and a shared client SSL_CTX), a real curl
     built against each library (`client="curl"`), or both side by side."""
+    _refuse_other_backends(libs + ([request.server] if request.server else []), "HTTPS over loopback TCP (--loopback)")
     run = new_run(libs, {"suite": "tls-loopback", "requests": request.requests,
                          "server_lib": request.server and request.server.name, "client": request.client})
     server_cpu, client_cpu = pinning.loopback_cpus()
@@ -95,7 +103,7 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
 
 def run_transfer_tcp(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
     """The transfer cases over loopback TCP, kernel TLS off and on."""
-    _over_sockets_only_openssl_api(libs, "bulk transfer")
+    _refuse_other_backends(libs, "bulk transfer over loopback TCP (--transfer --loopback)")
     run = new_run(libs, {"suite": "tls-transfer-tcp", "seconds": seconds, "rounds": rounds})
     server_cpu, client_cpu = pinning.loopback_cpus()
     run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
@@ -120,6 +128,7 @@ def run_transfer_tcp(libs: list[Lib], cases: list[Case], store, seconds: float, 
 def run_memory(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...], chosen: bool) -> Run:
     """Bytes per TLS connection of each library, for each connection count:
     the chosen handshake cases (with a shared SSL_CTX), else the curl pattern's two."""
+    _refuse_other_backends(libs, "memory per connection (--memory)")
     run = new_run(libs, {"suite": "tls-memory", "connections": ",".join(map(str, counts))})
     picked = [c.id for c in cases if c.id.startswith("tls/handshake/") and c.id.endswith("/shared")] if chosen else []
 

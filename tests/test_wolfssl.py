@@ -1,0 +1,100 @@
+"""wolfSSL through its own harness backend (harness/wolfssl/): built by sslperf's configure from the wolfssl-sys
+crate's source, its TLS through wolfSSL's API and its primitives through wolfCrypt, each checked before it is timed
+and measured beside OpenSSL in one interleaved run; what it does not measure is n/a with the reason."""
+
+import json
+
+import pytest
+from conftest import run_cli
+
+from sslperf.errors import SslperfError
+from sslperf.libs import installed, variants
+from sslperf.measure.certificates import made_by
+from sslperf.measure.harness_client import Worker, call
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wolfssl")]
+
+CHECKED = {
+    "tls/handshake/tls1.3/x25519/ecdsa-p256/shared": "TLSv1.3 TLS13-AES128-GCM-SHA256 group X25519",
+    "tls/handshake/tls1.3/p-256/rsa-2048/shared": "TLSv1.3 TLS13-AES128-GCM-SHA256 group SECP256R1",
+    "tls/handshake/tls1.3/x25519mlkem768/ecdsa-p256/shared": "TLSv1.3 TLS13-AES128-GCM-SHA256 group X25519MLKEM768",
+    "tls/handshake/tls1.2/p-384/ecdsa-p384/new": "TLSv1.2 ECDHE-ECDSA-AES128-GCM-SHA256 group SECP384R1",
+    "tls/resume/tls1.3/ticket/x25519/ecdsa-p256": "TLSv1.3 TLS13-AES128-GCM-SHA256 group X25519 resumed",
+    "tls/resume/tls1.2/session-id/x25519/rsa-2048": "TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256 group (none: resumed) resumed",
+    "tls/transfer/tls1.3/chacha20-poly1305/1048576":
+        "TLSv1.3 TLS13-CHACHA20-POLY1305-SHA256 group X25519, 1048576 bytes received as written",
+}
+
+PRIMITIVES = ["cipher/aes-128-gcm/encrypt/16384", "cipher/aes-256-gcm/decrypt/1350",
+              "cipher/chacha20-poly1305/decrypt/16", "digest/sha256/16384", "digest/sha3-512/64", "mac/hmac-sha512/1024",
+              "sig/rsa-2048/sign", "sig/ecdsa-p384/verify", "sig/ed25519/sign", "kex/x25519/derive",
+              "kex/ecdh-p256/derive", "kem/ml-kem-768/decaps", "kem/ml-kem-1024/keygen"]
+
+NOT_AVAILABLE = {
+    "cipher/aes-128-cbc/encrypt/16": "measures the AEADs TLS uses",
+    "cipher/aes-128-gcm/encrypt/16/speed-compat": "wolfSSL measures the record workload",
+    "sig/ml-dsa-44/sign": "does not measure sig ml-dsa-44",
+    "api/ssl-ctx-new/client": "OpenSSL API calls",
+}
+
+
+@pytest.fixture(scope="module")
+def wolfssl(built_wolfssl, e2e_env):
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in e2e_env.items():
+            patch.setenv(key, value)
+        yield installed.find(built_wolfssl)
+
+
+def test_the_harness_reports_wolfssl(wolfssl):
+    info = call(wolfssl, "info", timeout=120).last
+    assert info["backend"] == "wolfssl" and info["version_string"].startswith("wolfSSL 5.")
+    # sslperf's configure, with the assembly on
+    assert "--enable-intelasm" in wolfssl.info["configure_options"]
+
+
+def test_tls_and_primitives_are_checked_before_they_are_timed(wolfssl):
+    with made_by(installed.find("system"), wolfssl) as cert_dir, \
+            Worker(wolfssl, {"SSLPERF_CERT_DIR": str(cert_dir), "SSLPERF_TLS_PEM_DIR": str(cert_dir)}) as worker:
+        for case, expected in CHECKED.items():
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            assert reply["type"] == "prepared" and reply["checked"] == expected, reply
+            worker.request(f"release {case}", timeout=60)
+        for case in PRIMITIVES:
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            assert reply["type"] == "prepared", reply
+            worker.request(f"release {case}", timeout=60)
+        for case, reason in NOT_AVAILABLE.items():
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            assert reply["type"] == "na" and reason in reply["reason"], reply
+
+
+def test_a_changed_byte_fails_the_wolfssl_transfer_check(wolfssl):
+    env = {"SSLPERF_TRANSFER_FLIP_A_BYTE": "1"}
+    with made_by(installed.find("system"), wolfssl) as cert_dir, \
+            Worker(wolfssl, {"SSLPERF_CERT_DIR": str(cert_dir), "SSLPERF_TLS_PEM_DIR": str(cert_dir), **env}) as worker:
+        reply = worker.request("prepare tls/transfer/tls1.3/aes-128-gcm/1024", timeout=120).data
+    assert reply["type"] == "error" and "other bytes than the writer wrote" in reply["reason"], reply
+
+
+def test_wolfssl_and_openssl_in_one_interleaved_run(wolfssl):
+    cases = ["cipher/aes-128-gcm/encrypt/16384", "sig/ecdsa-p256/sign", "kem/ml-kem-768/encaps",
+             "tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "cipher/aes-128-ocb/encrypt/16"]
+    result = run_cli("speed", "--lib", "system", "--lib", wolfssl.name, "--time", "5", "--samples", "3",
+                     "--processes", "1", "--json", "--no-store", *[a for c in cases for a in ("--case", c)])
+    assert result.returncode == 0, result.stderr
+    got = {(m["lib"], m["case"]): m for m in json.loads(result.stdout)["measurements"]}
+    for case in cases[:4]:
+        assert got[(wolfssl.name, case)]["status"] == "ok", got[(wolfssl.name, case)]
+    assert got[(wolfssl.name, cases[4])]["status"] == "n/a"
+    assert sum(got[(wolfssl.name, cases[3])]["extra"]["server_cpu_ns"]) > 0
+
+
+def test_wolfssl_variants_and_modes_it_lacks_are_refused_clearly(wolfssl):
+    assert "--disable-asm" in variants.wolfssl_configure(variants.lookup(("no-asm",), "wolfssl"))
+    assert "--enable-intelasm" not in variants.wolfssl_configure(variants.lookup(("no-asm",), "wolfssl"))
+    with pytest.raises(SslperfError, match="does not apply to wolfssl"):
+        variants.lookup(("minimal",), "wolfssl")
+    result = run_cli("tls", "--memory", "--lib", wolfssl.name, "--no-store")
+    assert result.returncode == 2 and "is not measured for this library yet" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
