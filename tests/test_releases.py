@@ -62,4 +62,4 @@ def test_unknown_version_lists_the_known_series(recorded_index):
 
 def test_unknown_flavor_names_the_known_ones(recorded_index):
     with pytest.raises(UnknownLibrary, match="boringssl, aws-lc"):
-        releases.resolve(releases.parse_name("wolfssl-5.0"))
+        releases.resolve(releases.parse_name("gnutls-3.8"))
