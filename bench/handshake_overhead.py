@@ -1,8 +1,9 @@
 """Does the harness's in-memory handshake loop add anything to the
 library's own cost? Its TLS 1.3 X25519 / ECDSA-P256 handshakes per second
 against a minimal hand-written loop over the same API
-(bench/minimal_handshake.c; for a rustls library, rustls-ffi's API in
-bench/minimal_rustls_handshake.c), both against the same library, alternated
+(bench/minimal_handshake.c; for rustls and wolfSSL, their own APIs in
+bench/minimal_rustls_handshake.c and bench/minimal_wolfssl_handshake.c),
+both against the same library, alternated
 over rounds. Target: within 3%.
 
     .venv/bin/python bench/handshake_overhead.py [--lib system] [--rounds 7] [--seconds 2]
@@ -35,16 +36,18 @@ def main() -> None:
     lib = installed.find(args.lib)
     work = Path(tempfile.mkdtemp(prefix="sslperf-bench-"))
     try:
-        rustls = harness_backend(lib.flavor) == "rustls"
+        backend = harness_backend(lib.flavor)
+        other_api = backend != "openssl"      # another backend: certificates from an OpenSSL-API harness
         minimal = work / "minimal_handshake"
-        source = HERE / ("minimal_rustls_handshake.c" if rustls else "minimal_handshake.c")
+        source = HERE / {"rustls": "minimal_rustls_handshake.c", "wolfssl": "minimal_wolfssl_handshake.c"}.get(
+            backend, "minimal_handshake.c")
         subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(source), "-o",
                         str(minimal), *lib.linkage.libs], check=True, timeout=300)
         # The same shape of certificates as the harness makes: a P-256 CA and a P-256 leaf,
         # and a CA file of ~150 certificates for the client to load (made by an OpenSSL-API harness).
-        maker = installed.find("system") if rustls else lib
+        maker = installed.find("system") if other_api else lib
         harness_client.call(maker, "mkcerts", str(work), "150", timeout=300)
-        if rustls:
+        if other_api:
             (work / "pem").mkdir(mode=0o700)
             harness_client.call(maker, "pem-certs", str(work / "pem"), timeout=300)
         # Any openssl command makes the files; built prefixes have no openssl.cnf for `req`.
