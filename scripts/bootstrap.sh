@@ -21,6 +21,8 @@ want ninja ninja-build
 want autoreconf autoconf
 want automake automake
 want libtoolize libtool
+# BoringSSL's FIPS module is built with clang (its delocated assembly), as its build requires.
+want clang clang
 want go golang-go
 want pkg-config pkg-config
 want size binutils

@@ -83,3 +83,25 @@ def test_minimal_per_real_version(sslperf_dirs, version, skipped):
     assert set(plan.skipped) == skipped
     assert "enable-ec_nistp_64_gcc_128" in plan.options
     assert "tests" in features     # the crates carry no test tree, so builds pass no-tests
+
+
+def test_the_other_libraries_names_resolve_to_their_flavors():
+    assert releases.parse_name("rustls-0.15+ring") == releases.LibName("rustls", "0.15", ("ring",))
+    assert releases.parse_name("wolfssl+no-asm") == releases.LibName("wolfssl", None, ("no-asm",))
+    assert releases.parse_name("boringssl-fips-5.4") == releases.LibName("boringssl-fips", "5.4", ())
+    assert releases.FLAVORS["wolfssl"].build_system == "autotools"
+    assert releases.FLAVORS["rustls"].build_system == "cargo"
+
+
+def test_boringssl_fips_is_built_by_clang_with_its_module_and_says_so_without_clang(monkeypatch, tmp_path):
+    from sslperf.libs import build
+
+    settings = build._flavor_settings("boringssl-fips", tmp_path)
+    assert "-DFIPS=1" in settings
+    assert any(s.startswith("-DCMAKE_C_COMPILER=") and s.endswith("clang") for s in settings)
+    # its go.mod asks for a newer Go than Debian's: Go may fetch that toolchain; AWS-LC FIPS stays offline
+    assert build._go_env("boringssl-fips")["GOTOOLCHAIN"] == "auto"
+    assert build._go_env("aws-lc-fips") == {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+    monkeypatch.setenv("PATH", str(tmp_path))           # no clang here
+    with pytest.raises(SslperfError, match="apt-get install clang"):
+        build._flavor_settings("boringssl-fips", tmp_path)

@@ -394,8 +394,7 @@ class _CMakeBuild(_Job):
         if level:   # Release's own -O3 would come last and win, so replace it
             settings += [f"-DCMAKE_C_FLAGS_RELEASE={level} -DNDEBUG", f"-DCMAKE_CXX_FLAGS_RELEASE={level} -DNDEBUG"]
         plan.cmake = settings
-        # Go (AWS-LC FIPS) builds its tools from the standard library only: never from the network.
-        offline = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+        offline = _go_env(self.request.source.flavor)
         self.step("configure", [cmake, "-G", "Ninja", "-S", self.src, "-B", self.build_dir, *settings], 600,
                   env=offline)
         seen = [0]
@@ -477,7 +476,24 @@ class _AutotoolsBuild(_Job):
         return plan
 
 
+def _go_env(flavor: str) -> dict[str, str]:
+    """How Go builds a FIPS module's tools. AWS-LC FIPS: from the standard library only, never from the
+    network. BoringSSL FIPS: its go.mod names a newer Go than Debian's, which Go fetches from its module proxy
+    (checksummed against its checksum database) as the go.mod asks, once, into Go's own cache."""
+    if flavor == "boringssl-fips":
+        return {"GOTOOLCHAIN": "auto", "GOFLAGS": "-mod=mod"}
+    return {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+
+
 def _flavor_settings(flavor: str, src: Path) -> list[str]:
+    if flavor == "boringssl-fips":
+        # BoringSSL's FIPS build as its crate makes it: clang for C, C++ and assembly, and Go for the delocator and
+        # the integrity hash injected into the module.
+        clang = require_tool("clang", "to build BoringSSL's FIPS module (`apt-get install clang`)")
+        clangxx = require_tool("clang++", "to build BoringSSL's FIPS module (`apt-get install clang`)")
+        require_tool("go", "to build BoringSSL's FIPS module (its delocate and inject_hash tools)")
+        return ["-DFIPS=1", f"-DCMAKE_C_COMPILER={clang}", f"-DCMAKE_CXX_COMPILER={clangxx}",
+                f"-DCMAKE_ASM_COMPILER={clang}"]
     if flavor == "aws-lc-fips":
         # The FIPS module is built as the validated source says: its delocator and hash injector are Go
         # programs and its generated assembly comes from Perl, so both are needed here.

@@ -11,7 +11,7 @@ from sslperf.libs.footprint import Linkage
 
 LINK_SYSTEM_LIBS = ["-pthread", "-ldl", "-lm"]
 # BoringSSL and its fork AWS-LC: C++ runtime, EVP_AEAD, no openssl.cnf, [A|B] cipher groups.
-BSSL_FLAVORS = ("boringssl", "aws-lc", "aws-lc-fips")
+BSSL_FLAVORS = ("boringssl", "boringssl-fips", "aws-lc", "aws-lc-fips")
 
 
 # Libraries whose API is not OpenSSL's: the harness backend (a directory under harness/) that speaks it.

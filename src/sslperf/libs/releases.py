@@ -38,6 +38,8 @@ FLAVORS: dict[str, Flavor] = {
         Flavor("aws-lc", "AWS-LC", "aws-lc-sys", "aws-lc", "cmake"),
         # AWS-LC's FIPS module (the validated source, built with -DFIPS=1; needs Go and Perl).
         Flavor("aws-lc-fips", "AWS-LC FIPS", "aws-lc-fips-sys", "aws-lc", "cmake"),
+        # BoringSSL's FIPS module: the same source built with -DFIPS=1 by clang (its integrity check and delocation).
+        Flavor("boringssl-fips", "BoringSSL FIPS", "boring-sys", "deps/boringssl", "cmake"),
         # rustls through its C API; VERSION is rustls-ffi's (0.15.7 carries rustls 0.23.46).
         Flavor("rustls", "rustls (rustls-ffi)", "rustls-ffi", ".", "cargo"),
         # wolfSSL from the source the wolfssl-sys crate carries, configured by sslperf (autotools);

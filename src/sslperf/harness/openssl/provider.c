@@ -91,13 +91,19 @@ void sp_provider_setup(void)
 }
 
 /* `,"provider":{...}` for the info reply: what the FIPS provider says of itself
- * (AWS-LC: whether it is its FIPS module, and its power-on self-tests passed). */
+ * (AWS-LC and BoringSSL: whether it is their FIPS module, FIPS_mode(), and their known-answer self-tests run
+ * again now, BORINGSSL_self_test()). */
 void sp_provider_info(void)
 {
 #if defined(OPENSSL_IS_AWSLC)
     if (FIPS_mode())
         printf(",\"provider\":{\"name\":\"fips\",\"description\":\"AWS-LC FIPS module\",\"version\":\"%s\","
                "\"self_test\":\"%s\"}", awslc_version_string(), BORINGSSL_self_test() ? "passed" : "failed");
+#elif SP_BORINGSSL
+    if (FIPS_mode())
+        printf(",\"provider\":{\"name\":\"fips\",\"description\":\"BoringSSL FIPS module\",\"version\":\"%u\","
+               "\"fips_mode\":1,\"self_test\":\"%s\"}", (unsigned)FIPS_version(),
+               BORINGSSL_self_test() ? "passed" : "failed");
 #endif
 #if SP_OSSL3
     if (!fips_active)
