@@ -78,7 +78,7 @@ def list_variants() -> None:
     table.add_column("what it does")
     table.add_column("applies to")
     for variant in variants.VARIANTS.values():
-        table.add_row(variant.name, variant.summary, "OpenSSL" if variant.openssl_only else "all")
+        table.add_row(variant.name, variant.summary, variants.applies_to(variant))
     console.print(table)
     console.print(f"minimal disables: {' '.join(variants.MINIMAL_DISABLE)} "
                   "(options a version's Configure does not know are skipped and listed by `libs info`).")

@@ -150,6 +150,17 @@ def known_features(configure_script: Path) -> set[str]:
     return set(re.findall(r'"([A-Za-z0-9_\-]+)"', block.group(1)))
 
 
+def applies_to(variant: Variant) -> str:
+    """Which libraries take `variant`, as `libs variants` lists it (lookup() enforces the same)."""
+    if variant.name == "default":
+        return "all"
+    if variant.openssl_only:
+        return "OpenSSL"
+    if variant.rustls_only:
+        return "rustls"
+    return "all but rustls" if variant.wolfssl else "OpenSSL, BoringSSL, AWS-LC, LibreSSL"
+
+
 def wolfssl_configure(chosen: list[Variant]) -> list[str]:
     """wolfSSL's configure options for these variants (CFLAGS go through ConfigurePlan.cflags)."""
     extra = [o for v in chosen for o in v.wolfssl if o != "CFLAGS"]
