@@ -33,22 +33,25 @@ extern const size_t SP_N_FAMILIES;
 extern const sp_command SP_BACKEND_COMMANDS[];
 extern const size_t SP_N_BACKEND_COMMANDS;
 
+/* The hooks below marked optional have defaults in core/defaults.c (a library without a context per thread,
+ * without an error queue, with nothing to add about a case not prepared); a backend defines them to do more. */
+
 /* Before anything else, with the command's name (e.g. memory hooks go in before the library allocates). */
 void sp_backend_init(const char *command);
 /* The library's own version text, as results carry it. */
 const char *sp_library_version(void);
 /* The info reply's fields about the library: each `,"key":value`. */
 void sp_backend_info(void);
-/* A last word on a case that was not prepared (e.g. n/a because a FIPS provider does not offer it). */
+/* Optional: a last word on a case that was not prepared (e.g. n/a because a FIPS provider does not offer it). */
 void sp_backend_explain(prep_result *res);
 /* Whether every process draws one fixed random stream (SSLPERF_DETERMINISTIC=1): "on", "off" or why not. */
 const char *sp_deterministic_state(void);
-/* `threads CASE N MS libctx`: why this library has no per-thread library context (NULL: it has one), and
+/* Optional: `threads CASE N MS libctx`: why this library has no per-thread library context (NULL: it has one), and
  * that context made the calling thread's default (NULL on failure) and freed. */
 const char *sp_backend_no_thread_context(void);
 void *sp_backend_thread_context(void);
 void sp_backend_thread_context_free(void *context);
-/* Forget the library's queued errors (an n/a is not an error). */
+/* Optional: forget the library's queued errors (an n/a is not an error); sp_append_errors (harness.h) too. */
 void sp_clear_errors(void);
 
 #endif

@@ -100,6 +100,21 @@ int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns,
 int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out);
 #define SP_SHORT_PROBE(target_ns) ((target_ns) / 10 < 50000000ull ? (target_ns) / 10 : 50000000ull)
 
+/* ---- for backends that cannot make certificates (harness pem-certs made them) ---- */
+
+/* SSLPERF_TLS_PEM_DIR: ca.pem, and NAME.pem / NAME.key per certificate row; NULL when unset. */
+const char *sp_pem_dir(void);
+/* The CA file clients load (SSLPERF_CERT_DIR's ~150 certificates and the PEM CA), made once; NULL if it cannot be. */
+const char *sp_roots_file(void);
+
+/* Two sides' time (a client and a server, a writer and a reader) when timing them apart on every operation would
+ * cost more than the operation can bear: a few operations are timed side by side (a_ns, b_ns) and the batches'
+ * whole time (batch_ns) is divided in their proportion. */
+typedef struct {
+    uint64_t a_ns, b_ns, ops, batch_ns;
+} sp_sampled_split;
+void sp_split_sampled(sp_sampled_split *s, uint64_t *a, uint64_t *b);   /* the division; then starts again */
+
 /* ---- tables of named rows: every table's first member is the row's name ---- */
 
 #define SP_ROWS(table) (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0])

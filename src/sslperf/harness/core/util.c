@@ -222,3 +222,47 @@ int json_refusal(const char *type, const char *case_id, const char *reason)
     printf("}\n");
     return 1;
 }
+
+const char *sp_pem_dir(void)
+{
+    const char *dir = getenv("SSLPERF_TLS_PEM_DIR");
+    return dir && *dir ? dir : NULL;
+}
+
+const char *sp_roots_file(void)
+{
+    /* One file, made once per process in SSLPERF_CERT_DIR (private to the run): ca-bundle.pem's ~150 certificates
+     * and the PEM directory's CA, as the OpenSSL backend's CA file. */
+    static char path[600];
+    const char *dir = getenv("SSLPERF_CERT_DIR");
+    if (path[0] || !dir || !*dir || !sp_pem_dir())
+        return path[0] ? path : NULL;
+    snprintf(path, sizeof(path), "%s/roots-XXXXXX", dir);
+    int fd = mkstemp(path);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int ok = out != NULL;
+    for (int i = 0; ok && i < 2; i++) {
+        char source[600], buf[8192];
+        size_t n;
+        snprintf(source, sizeof(source), "%s/%s", i ? sp_pem_dir() : dir, i ? "ca.pem" : "ca-bundle.pem");
+        FILE *in = fopen(source, "r");
+        ok = in != NULL || i == 0;          /* the bundle may be missing; the CA may not */
+        while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+            ok = ok && fwrite(buf, 1, n, out) == n;
+        if (in)
+            fclose(in);
+    }
+    if (out)
+        ok = fclose(out) == 0 && ok;
+    if (!ok)
+        path[0] = '\0';
+    return path[0] ? path : NULL;
+}
+
+void sp_split_sampled(sp_sampled_split *s, uint64_t *a, uint64_t *b)
+{
+    uint64_t sampled = s->a_ns + s->b_ns;
+    *a = sampled ? (uint64_t)((double)s->batch_ns * (double)s->a_ns / (double)sampled) : 0;
+    *b = sampled ? s->batch_ns - *a : 0;
+    memset(s, 0, sizeof(*s));
+}

@@ -32,8 +32,6 @@ int tls_group_ok(const tls_config *cfg, const SSL *client);
 /* One SSL_do_handshake on a non-blocking pair: 1 while it goes on or is
  * done (*done set), 0 on failure. */
 int tls_handshake_step(SSL *ssl, int *done);
-/* A TCP socket listening on 127.0.0.1 at a port the kernel chose (in `addr`), or -1 (loopback.c). */
-int listen_loopback(struct sockaddr_in *addr, int backlog);
 /* The negotiated group as the library names it (or its codepoint; 1.1.1 cannot tell). */
 void tls_group_name(const SSL *client, char *out, size_t len);
 

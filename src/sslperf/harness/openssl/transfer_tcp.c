@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "harness.h"
 #include "families.h"
+#include "loopback.h"
 #include "tls.h"
 
 #include <openssl/ssl.h>

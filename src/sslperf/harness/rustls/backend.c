@@ -79,31 +79,3 @@ const char *sp_deterministic_state(void)
     return "unsupported: rustls draws its randomness from its crypto provider, which has no fixed stream";
 }
 
-const char *sp_backend_no_thread_context(void)
-{
-    return "rustls has no library context; its configs are shared between threads as they are (use own or shared)";
-}
-
-void *sp_backend_thread_context(void)
-{
-    return NULL;
-}
-
-void sp_backend_thread_context_free(void *context)
-{
-    (void)context;
-}
-
-void sp_backend_explain(prep_result *res)
-{
-    (void)res;
-}
-
-void sp_clear_errors(void)
-{
-}
-
-void sp_append_errors(char *text, size_t size)
-{
-    (void)text, (void)size;    /* rustls reports each failure as its call's result, already in the text */
-}

@@ -23,10 +23,9 @@
 
 #include "backend.h"
 #include "harness.h"
+#include "loopback.h"
 #include "rustls_cases.h"
 
-#define RESPONSE "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nConnection: close\r\n\r\nhello, world\n"
-#define MAX_REQUESTS 100000
 
 static rustls_io_result fd_read(void *userdata, uint8_t *buf, size_t n, size_t *out_n)
 {
@@ -100,16 +99,6 @@ static size_t read_plain(struct rustls_connection *conn, int fd, char *buf, size
     return total;
 }
 
-static void fail(const char *what, const char *detail)
-{
-    char reason[REASON_MAX + 100];
-    snprintf(reason, sizeof(reason), "%s%s%s", what, detail && *detail ? ": " : "", detail ? detail : "");
-    printf("{\"type\":\"error\",\"reason\":");
-    json_string(reason);
-    printf("}\n");
-    fflush(stdout);
-}
-
 static int parse(const char *proto, const char *group, const char *cert, const char *ctx, rtls_config *cfg,
                  prep_result *res)
 {
@@ -119,22 +108,19 @@ static int parse(const char *proto, const char *group, const char *cert, const c
     return sp_split_name(id, &name) && rtls_parse(&name, cfg, res) == PREP_OK;
 }
 
-static int listen_on_loopback(struct sockaddr_in *addr)
+/* One accepted connection: handshake, read the request head, answer, close_notify. */
+static void serve_one(void *ctx, int conn_fd)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    socklen_t len = sizeof(*addr);
-    memset(addr, 0, sizeof(*addr));
-    addr->sin_family = AF_INET;
-    addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);        /* loopback only; port 0: the kernel picks one */
-    if (fd < 0)
-        return -1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 || listen(fd, 64) != 0
-        || getsockname(fd, (struct sockaddr *)addr, &len) != 0) {
-        close(fd);
-        return -1;
+    struct rustls_connection *conn = NULL;
+    char request[4096];
+    if (rustls_server_connection_new(ctx, &conn) == RUSTLS_RESULT_OK && handshake_fd(conn, conn_fd)
+        && read_plain(conn, conn_fd, request, sizeof(request), 1) > 0) {
+        size_t n = 0;
+        rustls_connection_write(conn, (const uint8_t *)SP_HTTP_RESPONSE, strlen(SP_HTTP_RESPONSE), &n);
+        rustls_connection_send_close_notify(conn);
+        flush_fd(conn, conn_fd);
     }
-    return fd;
+    rustls_connection_free(conn);
 }
 
 int rustls_https_server(int argc, char **argv)
@@ -144,70 +130,43 @@ int rustls_https_server(int argc, char **argv)
     const struct rustls_server_config *server = NULL;
     const struct rustls_client_config *unused = NULL;
     if (argc != 5 || !parse(argv[1], argv[2], argv[3], "new", &cfg, &res)) {
-        fail("bad https-server arguments", res.reason);
+        sp_loopback_fail("bad https-server arguments", res.reason);
         return 2;
     }
     setenv("SSLPERF_CERT_DIR", argv[0], 1);
     const char *roots = rtls_roots_file(&res);
     if (!roots || rtls_make_configs(&cfg, &server, &unused, &res) != PREP_OK) {
-        fail("cannot set up the server", res.reason);
+        sp_loopback_fail("cannot set up the server", res.reason);
         return 1;
     }
-    int max_connections = atoi(argv[4]), one = 1;
-    struct sockaddr_in addr;
-    int fd = listen_on_loopback(&addr);
-    if (fd < 0) {
-        fail("cannot listen on 127.0.0.1", NULL);
-        return 1;
-    }
-    printf("{\"type\":\"listening\",\"port\":%d,\"ca_file\":", ntohs(addr.sin_port));
-    json_string(roots);
-    printf(",\"library\":");
-    json_string(sp_library_version());
-    printf("}\n");
-    fflush(stdout);
-    for (int served = 0; served < max_connections; served++) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, 30000) <= 0)
-            break;                                         /* idle: stop by ourselves */
-        int conn_fd = accept(fd, NULL, NULL);
-        if (conn_fd < 0)
-            continue;
-        setsockopt(conn_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        struct rustls_connection *conn = NULL;
-        char request[4096];
-        if (rustls_server_connection_new(server, &conn) == RUSTLS_RESULT_OK && handshake_fd(conn, conn_fd)
-            && read_plain(conn, conn_fd, request, sizeof(request), 1) > 0) {
-            size_t n = 0;
-            rustls_connection_write(conn, (const uint8_t *)RESPONSE, strlen(RESPONSE), &n);
-            rustls_connection_send_close_notify(conn);
-            flush_fd(conn, conn_fd);
-        }
-        rustls_connection_free(conn);
-        close(conn_fd);
-    }
-    close(fd);
+    int rc = sp_https_serve(atoi(argv[4]), roots, serve_one, (void *)server);
     rustls_server_config_free(server);
     unlink(roots);
-    return 0;
+    return rc;
 }
 
-/* One GET; 1 and the three times, or 0 with `why` set. The first one's negotiation is checked (`check`). */
-static int one_get(int port, const struct rustls_client_config *shared, const rtls_config *cfg, const char *ca_file,
-                   uint64_t times[3], char *why, size_t why_len, char *checked, size_t checked_len)
+struct client {
+    const struct rustls_client_config *shared;     /* NULL: a new config, roots loaded, per request */
+    rtls_config cfg;
+    const char *ca_file;
+};
+
+/* One GET (sp_one_get); 1 and the three times, or 0 with `why` set. The first one's negotiation is checked. */
+static int one_get(void *p, int port, uint64_t times[3], char *why, size_t why_len, char *checked, size_t checked_len)
 {
+    struct client *c = p;
+    const rtls_config *cfg = &c->cfg;
+    const struct rustls_client_config *shared = c->shared;
+    const char *ca_file = c->ca_file;
     uint64_t start = sp_now_ns(SP_WALL);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, ok = 0;
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = sp_connect_loopback(port), ok = 0;
     const struct rustls_client_config *config = NULL;
     struct rustls_connection *conn = NULL;
     prep_result res = {0};
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+    if (fd < 0) {
         snprintf(why, why_len, "cannot connect to 127.0.0.1:%d", port);
         goto done;
     }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     times[0] = sp_now_ns(SP_WALL) - start;
     config = shared ? shared : rtls_client_config_trusting(cfg, ca_file, &res);
     if (!config || rustls_client_connection_new(config, "localhost", &conn) != RUSTLS_RESULT_OK
@@ -226,16 +185,16 @@ static int one_get(int port, const struct rustls_client_config *shared, const rt
             goto done;
         }
     }
-    static const char get[] = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: sslperf\r\nConnection: close\r\n\r\n";
     char buf[4096];
     size_t n = 0;
-    if (rustls_connection_write(conn, (const uint8_t *)get, strlen(get), &n) != RUSTLS_RESULT_OK || !flush_fd(conn, fd)) {
+    if (rustls_connection_write(conn, (const uint8_t *)SP_HTTP_GET, strlen(SP_HTTP_GET), &n) != RUSTLS_RESULT_OK
+        || !flush_fd(conn, fd)) {
         snprintf(why, why_len, "cannot send the request");
         goto done;
     }
     size_t total = read_plain(conn, fd, buf, sizeof(buf), 0);
     times[2] = sp_now_ns(SP_WALL) - start;
-    ok = total == strlen(RESPONSE);
+    ok = total == strlen(SP_HTTP_RESPONSE);
     if (!ok)
         snprintf(why, why_len, "short response (%zu bytes)", total);
 done:
@@ -247,59 +206,25 @@ done:
     return ok;
 }
 
-static void print_array(const char *key, const uint64_t *v, int n)
-{
-    printf(",\"%s\":[", key);
-    for (int i = 0; i < n; i++)
-        printf(i ? ",%llu" : "%llu", (unsigned long long)v[i]);
-    printf("]");
-}
-
 int rustls_https_get(int argc, char **argv)
 {
-    rtls_config cfg;
+    struct client c = {0};
     prep_result res = {0};
-    if (argc != 7 || !parse(argv[2], argv[3], argv[4], argv[5], &cfg, &res)) {
-        fail("bad https-get arguments", res.reason);
+    if (argc != 7 || !parse(argv[2], argv[3], argv[4], argv[5], &c.cfg, &res)) {
+        sp_loopback_fail("bad https-get arguments", res.reason);
         return 2;
     }
-    int port = atoi(argv[0]), count = atoi(argv[6]);
-    if (count < 1 || count > MAX_REQUESTS) {
-        fail("request count out of range", NULL);
+    int count = atoi(argv[6]);
+    if (count < 1 || count > SP_MAX_REQUESTS) {
+        sp_loopback_fail("request count out of range", NULL);
         return 2;
     }
-    uint64_t *connect_ns = calloc((size_t)count, sizeof(uint64_t)), *tls_ns = calloc((size_t)count, sizeof(uint64_t)),
-             *total_ns = calloc((size_t)count, sizeof(uint64_t));
-    const struct rustls_client_config *shared = cfg.new_config ? NULL : rtls_client_config_trusting(&cfg, argv[1], &res);
-    char why[300] = "", checked[REASON_MAX] = "";
-    int done = 0;
-    if (!cfg.new_config && !shared)
-        snprintf(why, sizeof(why), "cannot make the client config: %s", res.reason);
-    for (; !why[0] && done < count; done++) {
-        uint64_t t[3] = {0, 0, 0};
-        if (!one_get(port, shared, &cfg, argv[1], t, why, sizeof(why), done == 0 ? checked : NULL, sizeof(checked)))
-            break;
-        connect_ns[done] = t[0];
-        tls_ns[done] = t[1];
-        total_ns[done] = t[2];
+    c.ca_file = argv[1];
+    if (!c.cfg.new_config && !(c.shared = rtls_client_config_trusting(&c.cfg, argv[1], &res))) {
+        sp_loopback_fail("cannot make the client config", res.reason);
+        return 1;
     }
-    printf("{\"type\":\"requests\",\"library\":");
-    json_string(sp_library_version());
-    print_array("connect_ns", connect_ns, done);
-    print_array("pretransfer_ns", tls_ns, done);
-    print_array("total_ns", total_ns, done);
-    if (checked[0]) {
-        printf(",\"checked\":");
-        json_string(checked);
-    }
-    if (why[0]) {
-        printf(",\"error\":");
-        json_string(why);
-    }
-    printf("}\n");
-    rustls_client_config_free(shared);
-    free(connect_ns);
-    free(tls_ns);
-    free(total_ns);
-    return done == count ? 0 : 1;
+    int rc = sp_https_get_loop(atoi(argv[0]), count, one_get, &c);
+    rustls_client_config_free(c.shared);
+    return rc;
 }

@@ -187,44 +187,13 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-static const char *pem_dir(void)
-{
-    const char *dir = getenv("SSLPERF_TLS_PEM_DIR");
-    return dir && *dir ? dir : NULL;
-}
-
-/* The roots a client loads, one file: the ~150 certificates of SSLPERF_CERT_DIR/ca-bundle.pem and the test
- * CA, as the OpenSSL backend's CA file (kept for the process; a new config reads it again). */
+/* The roots a client loads (sp_roots_file), or n/a when `sslperf tls` did not set the directories up. */
 static const char *roots_file(prep_result *res)
 {
-    static char path[600];
-    if (path[0])
-        return path;
-    const char *dir = getenv("SSLPERF_CERT_DIR");
-    char source[600];
-    size_t len = 0;
-    if (!dir || !*dir || !pem_dir()) {
+    const char *roots = sp_roots_file();
+    if (!roots)
         prep_na(res, "no certificate directories (SSLPERF_CERT_DIR and SSLPERF_TLS_PEM_DIR are set by `sslperf tls`)");
-        return NULL;
-    }
-    snprintf(path, sizeof(path), "%s/rustls-roots-XXXXXX", dir);
-    int fd = mkstemp(path);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int ok = out != NULL;
-    for (int i = 0; ok && i < 2; i++) {
-        snprintf(source, sizeof(source), "%s/%s", i ? pem_dir() : dir, i ? "ca.pem" : "ca-bundle.pem");
-        char *text = read_file(source, &len);
-        ok = (text || i == 0) && (!text || fwrite(text, 1, len, out) == len);
-        free(text);
-    }
-    if (out)
-        ok = fclose(out) == 0 && ok;
-    if (!ok) {
-        path[0] = '\0';
-        prep_error(res, "cannot write the client's roots file in %s", dir);
-        return NULL;
-    }
-    return path;
+    return roots;
 }
 
 const struct rustls_client_config *rtls_client_config(const rtls_config *cfg, prep_result *res)
@@ -296,10 +265,10 @@ prep_status rtls_make_configs(const rtls_config *cfg, const struct rustls_server
     size_t cert_len = 0, key_len = 0;
     *server = NULL;
     *client = NULL;
-    if (!pem_dir())
+    if (!sp_pem_dir())
         return prep_na(res, "no certificate directory (SSLPERF_TLS_PEM_DIR is set by `sslperf tls`)");
-    snprintf(cert_path, sizeof(cert_path), "%s/%s.pem", pem_dir(), CERTS[cfg->cert_row].name);
-    snprintf(key_path, sizeof(key_path), "%s/%s.key", pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(cert_path, sizeof(cert_path), "%s/%s.pem", sp_pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(key_path, sizeof(key_path), "%s/%s.key", sp_pem_dir(), CERTS[cfg->cert_row].name);
     char *cert = read_file(cert_path, &cert_len), *key = read_file(key_path, &key_len);
     const struct rustls_certified_key *certified = NULL;
     const struct rustls_crypto_provider *provider = NULL;
@@ -566,9 +535,8 @@ static int run_handshakes(void *p, uint64_t iters)
 static void split_times(void *p, uint64_t *client, uint64_t *server)
 {
     struct handshake_state *s = p;
-    uint64_t timed = s->pair.client_ns + s->pair.server_ns;
-    *client = timed ? (uint64_t)((double)s->batch_ns * (double)s->pair.client_ns / (double)timed) : 0;
-    *server = timed ? s->batch_ns - *client : 0;
+    sp_sampled_split split = {s->pair.client_ns, s->pair.server_ns, s->ops, s->batch_ns};
+    sp_split_sampled(&split, client, server);
     s->pair.client_ns = s->pair.server_ns = s->ops = s->batch_ns = 0;
 }
 

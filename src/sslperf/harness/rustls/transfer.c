@@ -28,7 +28,7 @@ struct transfer_state {
     rtls_pair pair;
     unsigned char *out, *in;
     size_t size;
-    uint64_t send_ns, receive_ns, ops, batch_ns;
+    sp_sampled_split split;      /* a: send, b: receive */
 };
 
 /* The client's write of `size` bytes, all of it turned into records in the pipe. */
@@ -71,12 +71,13 @@ static int receive_all(struct transfer_state *s)
     return 1;
 }
 
+/* Every SPLIT_EVERY-th write and its reads timed apart; the rest untimed, so clock reads cost them nothing. */
 static int run_transfer(void *p, uint64_t iters)
 {
     struct transfer_state *s = p;
     uint64_t start = sp_now_ns(SP_WALL);
     for (uint64_t i = 0; i < iters; i++) {
-        if ((s->ops + i) % SPLIT_EVERY) {
+        if ((s->split.ops + i) % SPLIT_EVERY) {
             if (!send_all(s) || !receive_all(s))
                 return 0;
             continue;
@@ -87,21 +88,18 @@ static int run_transfer(void *p, uint64_t iters)
         uint64_t t1 = sp_now_ns(SP_WALL);
         if (!receive_all(s))
             return 0;
-        s->send_ns += t1 - t0;
-        s->receive_ns += sp_now_ns(SP_WALL) - t1;
+        s->split.a_ns += t1 - t0;
+        s->split.b_ns += sp_now_ns(SP_WALL) - t1;
     }
-    s->ops += iters;
-    s->batch_ns += sp_now_ns(SP_WALL) - start;
+    s->split.ops += iters;
+    s->split.batch_ns += sp_now_ns(SP_WALL) - start;
     return 1;
 }
 
 static void split_times(void *p, uint64_t *send, uint64_t *receive)
 {
     struct transfer_state *s = p;
-    uint64_t timed = s->send_ns + s->receive_ns;
-    *send = timed ? (uint64_t)((double)s->batch_ns * (double)s->send_ns / (double)timed) : 0;
-    *receive = timed ? s->batch_ns - *send : 0;
-    s->send_ns = s->receive_ns = s->ops = s->batch_ns = 0;
+    sp_split_sampled(&s->split, send, receive);
 }
 
 static void release_transfer(void *p)
@@ -164,7 +162,6 @@ prep_status prepare_rustls_transfer(const case_name *name, bench_case *out, prep
         status = check_first(s, res, out->checked, sizeof(out->checked));
     if (sp_take(status, out, s, release_transfer, UNIT_BYTES, s->size) != PREP_OK)
         return status;
-    s->send_ns = s->receive_ns = s->ops = s->batch_ns = 0;
     out->run = run_transfer;
     out->split = split_times;
     snprintf(out->note, sizeof(out->note), "client writes, server reads; copies in memory included");

@@ -60,33 +60,3 @@ const char *sp_deterministic_state(void)
     return "unsupported: wolfSSL draws from its own DRBG, which sslperf does not replace";
 }
 
-const char *sp_backend_no_thread_context(void)
-{
-    return "wolfSSL has no library context per thread (use own)";
-}
-
-void *sp_backend_thread_context(void)
-{
-    return NULL;
-}
-
-void sp_backend_thread_context_free(void *context)
-{
-    (void)context;
-}
-
-void sp_backend_explain(prep_result *res)
-{
-    (void)res;
-}
-
-void sp_clear_errors(void)
-{
-    /* wolfSSL keeps an OpenSSL-style error queue only when built for OpenSSL compatibility; sslperf's build is
-     * not, and each failure is reported with its call's own code instead. */
-}
-
-void sp_append_errors(char *text, size_t size)
-{
-    (void)text, (void)size;
-}

@@ -146,41 +146,6 @@ static const char *suite_name(const wtls_config *cfg)
     return CERTS[cfg->cert_row].rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa;
 }
 
-static const char *pem_dir(void)
-{
-    const char *dir = getenv("SSLPERF_TLS_PEM_DIR");
-    return dir && *dir ? dir : NULL;
-}
-
-/* The client's CA file: SSLPERF_CERT_DIR's ~150 certificates and the test CA (made once per process). */
-static const char *roots_file(void)
-{
-    static char path[600];
-    const char *dir = getenv("SSLPERF_CERT_DIR");
-    if (path[0] || !dir || !*dir || !pem_dir())
-        return path[0] ? path : NULL;
-    snprintf(path, sizeof(path), "%s/wolfssl-roots-XXXXXX", dir);
-    int fd = mkstemp(path);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int ok = out != NULL;
-    for (int i = 0; ok && i < 2; i++) {
-        char source[600], buf[8192];
-        size_t n;
-        snprintf(source, sizeof(source), "%s/%s", i ? pem_dir() : dir, i ? "ca.pem" : "ca-bundle.pem");
-        FILE *in = fopen(source, "r");
-        ok = in != NULL || i == 0;
-        while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-            ok = ok && fwrite(buf, 1, n, out) == n;
-        if (in)
-            fclose(in);
-    }
-    if (out)
-        ok = fclose(out) == 0 && ok;
-    if (!ok)
-        path[0] = '\0';
-    return path[0] ? path : NULL;
-}
-
 /* Version, the one suite, and the group (with, for TLS 1.2, an ECDSA certificate's curve). */
 static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
 {
@@ -213,13 +178,13 @@ static WOLFSSL_CTX *client_ctx(const wtls_config *cfg, const char *roots)
 static prep_status make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL_CTX **client, prep_result *res)
 {
     char cert[600], key[600];
-    const char *roots = roots_file();
+    const char *roots = sp_roots_file();
     *server = *client = NULL;
-    if (!pem_dir() || !roots)
+    if (!sp_pem_dir() || !roots)
         return prep_na(res, "no certificate directories (SSLPERF_CERT_DIR and SSLPERF_TLS_PEM_DIR are set by "
                             "`sslperf tls`)");
-    snprintf(cert, sizeof(cert), "%s/%s.pem", pem_dir(), CERTS[cfg->cert_row].name);
-    snprintf(key, sizeof(key), "%s/%s.key", pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(cert, sizeof(cert), "%s/%s.pem", sp_pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(key, sizeof(key), "%s/%s.key", sp_pem_dir(), CERTS[cfg->cert_row].name);
     *server = wolfSSL_CTX_new(cfg->tls13 ? wolfTLSv1_3_server_method() : wolfTLSv1_2_server_method());
     if (!*server || !configure(*server, cfg, 1))
         return prep_na(res, "the server cannot be set up for %s with %s", cfg->tls13 ? "TLS 1.3" : "TLS 1.2",
@@ -267,7 +232,7 @@ static int step(wtls_state *s, WOLFSSL *ssl, int server, int *done, uint64_t *sp
 static int handshake(wtls_state *s)
 {
     uint64_t t0 = now(s);
-    WOLFSSL_CTX *cctx = s->cfg.new_ctx ? client_ctx(&s->cfg, roots_file()) : s->client_ctx;
+    WOLFSSL_CTX *cctx = s->cfg.new_ctx ? client_ctx(&s->cfg, sp_roots_file()) : s->client_ctx;
     s->client = cctx ? wolfSSL_new(cctx) : NULL;
     int ok = s->client && wolfSSL_UseSNI(s->client, WOLFSSL_SNI_HOST_NAME, "localhost", 9) == WOLFSSL_SUCCESS
              && wolfSSL_check_domain_name(s->client, "localhost") == WOLFSSL_SUCCESS
@@ -337,9 +302,8 @@ static int run_handshakes(void *p, uint64_t iters)
 static void split_times(void *p, uint64_t *client, uint64_t *server)
 {
     wtls_state *s = p;
-    uint64_t timed = s->client_ns + s->server_ns;
-    *client = timed ? (uint64_t)((double)s->batch_ns * (double)s->client_ns / (double)timed) : 0;
-    *server = timed ? s->batch_ns - *client : 0;
+    sp_sampled_split split = {s->client_ns, s->server_ns, s->ops, s->batch_ns};
+    sp_split_sampled(&split, client, server);
     s->client_ns = s->server_ns = s->ops = s->batch_ns = 0;
 }
 
@@ -397,7 +361,7 @@ typedef struct {
     wtls_state pair;
     unsigned char *out, *in;
     size_t size;
-    uint64_t send_ns, receive_ns, ops, batch_ns;
+    sp_sampled_split split;      /* a: send, b: receive */
 } transfer_state;
 
 static int write_all(WOLFSSL *ssl, const unsigned char *buf, size_t len)
@@ -424,12 +388,13 @@ static int read_all(WOLFSSL *ssl, unsigned char *buf, size_t len)
     return 1;
 }
 
+/* Every SPLIT_EVERY-th write and its reads timed apart; the rest untimed, so clock reads cost them nothing. */
 static int run_transfer(void *p, uint64_t iters)
 {
     transfer_state *s = p;
     uint64_t start = sp_now_ns(SP_WALL);
     for (uint64_t i = 0; i < iters; i++) {
-        if ((s->ops + i) % SPLIT_EVERY) {
+        if ((s->split.ops + i) % SPLIT_EVERY) {
             if (!write_all(s->pair.client, s->out, s->size) || !read_all(s->pair.server, s->in, s->size))
                 return 0;
             continue;
@@ -440,21 +405,18 @@ static int run_transfer(void *p, uint64_t iters)
         uint64_t t1 = sp_now_ns(SP_WALL);
         if (!read_all(s->pair.server, s->in, s->size))
             return 0;
-        s->send_ns += t1 - t0;
-        s->receive_ns += sp_now_ns(SP_WALL) - t1;
+        s->split.a_ns += t1 - t0;
+        s->split.b_ns += sp_now_ns(SP_WALL) - t1;
     }
-    s->ops += iters;
-    s->batch_ns += sp_now_ns(SP_WALL) - start;
+    s->split.ops += iters;
+    s->split.batch_ns += sp_now_ns(SP_WALL) - start;
     return 1;
 }
 
 static void split_transfer(void *p, uint64_t *send, uint64_t *receive)
 {
     transfer_state *s = p;
-    uint64_t timed = s->send_ns + s->receive_ns;
-    *send = timed ? (uint64_t)((double)s->batch_ns * (double)s->send_ns / (double)timed) : 0;
-    *receive = timed ? s->batch_ns - *send : 0;
-    s->send_ns = s->receive_ns = s->ops = s->batch_ns = 0;
+    sp_split_sampled(&s->split, send, receive);
 }
 
 static void release_transfer(void *p)

@@ -1,0 +1,32 @@
+/* What every backend's HTTPS over loopback shares (loopback.c here): the listening socket, the server's accept
+ * loop, the client's request loop and their JSON lines. The backends do one connection's TLS. */
+#ifndef SSLPERF_LOOPBACK_H
+#define SSLPERF_LOOPBACK_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_HTTP_RESPONSE \
+    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nConnection: close\r\n\r\nhello, world\n"
+#define SP_HTTP_GET "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: sslperf\r\nConnection: close\r\n\r\n"
+#define SP_MAX_REQUESTS 100000
+
+/* A TCP socket listening on 127.0.0.1 at a port the kernel chose (in `addr`), or -1. */
+int listen_loopback(struct sockaddr_in *addr, int backlog);
+/* {"type":"error","reason":"WHAT: DETAIL"} on stdout. */
+void sp_loopback_fail(const char *what, const char *detail);
+/* The server: prints {"type":"listening",...} with the port and the CA file a client must trust, then gives each
+ * accepted connection (TCP_NODELAY set) to `serve`, which answers one GET; stops after `max_connections`, or
+ * after 30 s without one. 0, or 1 when it cannot listen. */
+int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx);
+/* One GET to 127.0.0.1:PORT by the backend: 1 and its connect, pretransfer and total times, or 0 with `why`.
+ * When `checked` is not NULL (the first request), the handshake's negotiation is checked and described there. */
+typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, size_t why_len, char *checked,
+                          size_t checked_len);
+/* The client: `count` GETs one after another, then one {"type":"requests",...} line; 0 when all succeeded. */
+int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx);
+/* A connected TCP socket to 127.0.0.1:PORT with TCP_NODELAY, or -1. */
+int sp_connect_loopback(int port);
+
+#endif
