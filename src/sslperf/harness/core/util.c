@@ -237,7 +237,11 @@ const char *sp_roots_file(void)
     const char *dir = getenv("SSLPERF_CERT_DIR");
     if (path[0] || !dir || !*dir || !sp_pem_dir())
         return path[0] ? path : NULL;
-    snprintf(path, sizeof(path), "%s/roots-XXXXXX", dir);
+    int used = snprintf(path, sizeof(path), "%s/roots-", dir);
+    if (used < 0 || (size_t)used + 7 > sizeof(path))
+        return NULL;
+    memset(path + used, 'X', 6);          /* mkstemp's template: six letters it replaces */
+    path[used + 6] = '\0';
     int fd = mkstemp(path);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     int ok = out != NULL;
