@@ -67,3 +67,13 @@ def test_cache_hit_returns_without_fetching(sslperf_dirs):
 def test_unknown_variant_is_refused_before_anything_runs():
     with pytest.raises(Exception, match="`tiny` is not a build variant"):
         request(variants=("tiny",))
+
+
+def test_a_wolfssl_key_holds_sslperfs_own_configure_of_it(monkeypatch):
+    from sslperf.libs import variants
+
+    wolfssl = request(source=Source("wolfssl", "5.3.0", "c" * 64, "crate wolfssl-sys 5.3.0", never_fetch))
+    before = build.cache_key(wolfssl, COMPILER)
+    monkeypatch.setattr(variants, "WOLFSSL_CONFIGURE", (*variants.WOLFSSL_CONFIGURE, "--enable-another"))
+    assert build.cache_key(wolfssl, COMPILER) != before
+    assert build.cache_key(request(), COMPILER) == build.cache_key(request(), COMPILER)

@@ -235,7 +235,10 @@ def test_ctrl_c_names_the_run_and_what_it_kept(sslperf_dirs):
     argv = [sys.executable, "-m", "sslperf", "speed", *[a for c in cases for a in ("--case", c)],
             "--time", "200", "--samples", "10"]
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)        # its own process group, as a terminal's Ctrl-C
+                             start_new_session=True,        # its own process group, as a terminal's Ctrl-C
+                             # and Ctrl-C not ignored, as in a terminal (a test worker may ignore SIGINT, and a
+                             # child inherits that)
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline, stored = time.monotonic() + 120, 0
         while time.monotonic() < deadline and not stored and child.poll() is None:

@@ -1,3 +1,5 @@
+import shutil
+
 import pytest
 
 from sslperf.errors import SslperfError
@@ -96,12 +98,21 @@ def test_the_other_libraries_names_resolve_to_their_flavors():
 def test_boringssl_fips_is_built_by_clang_with_its_module_and_says_so_without_clang(monkeypatch, tmp_path):
     from sslperf.libs import build
 
-    settings = build._flavor_settings("boringssl-fips", tmp_path)
-    assert "-DFIPS=1" in settings
-    assert any(s.startswith("-DCMAKE_C_COMPILER=") and s.endswith("clang") for s in settings)
+    assert build._flavor_settings("boringssl-fips", tmp_path) == ["-DFIPS=1"]
+    assert variants.compilers([], "boringssl-fips") == {"cc": "clang", "cxx": "clang++"}
+    # the clang variant builds any C library by clang, so a FIPS module can be set beside the same compiler's build
+    assert variants.compilers(variants.lookup(("clang",), "boringssl"), "boringssl") == {"cc": "clang", "cxx": "clang++"}
+    assert variants.compilers(variants.lookup(("clang",), "wolfssl"), "wolfssl")["cc"] == "clang"
+    assert variants.compilers([], "boringssl") == {}
+    assert "CC" not in variants.wolfssl_configure(variants.lookup(("clang",), "wolfssl"))
+    with pytest.raises(SslperfError, match="does not apply to rustls"):
+        variants.lookup(("clang",), "rustls")
+    # the cache key holds the compiler that builds it, so a clang build is never taken for a gcc one
+    if shutil.which("clang"):
+        assert "clang" in build.compiler_identity(True, variants.compilers([], "boringssl-fips"))["cc"]
     # its go.mod asks for a newer Go than Debian's: Go may fetch that toolchain; AWS-LC FIPS stays offline
     assert build._go_env("boringssl-fips")["GOTOOLCHAIN"] == "auto"
     assert build._go_env("aws-lc-fips") == {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
     monkeypatch.setenv("PATH", str(tmp_path))           # no clang here
     with pytest.raises(SslperfError, match="apt-get install clang"):
-        build._flavor_settings("boringssl-fips", tmp_path)
+        build.compiler_identity(True, variants.compilers([], "boringssl-fips"))

@@ -28,12 +28,14 @@ CHECKED = {
 PRIMITIVES = ["cipher/aes-128-gcm/encrypt/16384", "cipher/aes-256-gcm/decrypt/1350",
               "cipher/chacha20-poly1305/decrypt/16", "digest/sha256/16384", "digest/sha3-512/64", "mac/hmac-sha512/1024",
               "sig/rsa-2048/sign", "sig/ecdsa-p384/verify", "sig/ed25519/sign", "kex/x25519/derive",
-              "kex/ecdh-p256/derive", "kem/ml-kem-768/decaps", "kem/ml-kem-1024/keygen"]
+              "kex/ecdh-p256/derive", "kem/ml-kem-768/decaps", "kem/ml-kem-1024/keygen", "sig/ml-dsa-65/sign",
+              "sig/ml-dsa-87/verify", "keygen/ecdsa-p256", "keygen/x25519", "keygen/ml-dsa-44"]
 
 NOT_AVAILABLE = {
     "cipher/aes-128-cbc/encrypt/16": "measures the AEADs TLS uses",
     "cipher/aes-128-gcm/encrypt/16/speed-compat": "wolfSSL measures the record workload",
-    "sig/ml-dsa-44/sign": "does not measure sig ml-dsa-44",
+    "sig/ecdsa-p521/sign": "does not measure sig ecdsa-p521",
+    "keygen/ed448": "does not measure keygen ed448",
     "api/ssl-ctx-new/client": "OpenSSL API calls",
 }
 
@@ -95,6 +97,20 @@ def test_wolfssl_variants_and_modes_it_lacks_are_refused_clearly(wolfssl):
     assert "--enable-intelasm" not in variants.wolfssl_configure(variants.lookup(("no-asm",), "wolfssl"))
     with pytest.raises(SslperfError, match="does not apply to wolfssl"):
         variants.lookup(("minimal",), "wolfssl")
-    result = run_cli("tls", "--memory", "--lib", wolfssl.name, "--no-store")
+    result = run_cli("tls", "--loopback", "--lib", wolfssl.name, "--no-store")
     assert result.returncode == 2 and "is not measured for this library yet" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_memory_per_wolfssl_connection_is_counted_each_side_apart(wolfssl):
+    result = run_cli("tls", "--memory", "--lib", wolfssl.name, "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared",
+                     "--case", "tls/handshake/tls1.2/x25519mlkem768/rsa-2048/shared", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+    m = got["tls/memory/tls1.3/x25519/ecdsa-p256"]
+    assert m["status"] == "ok" and m["note"] == "C allocator statistics (mallinfo2)", m
+    for client, server in zip(m["extra"]["client_bytes"], m["extra"]["server_bytes"]):
+        # a wolfSSL connection holds kilobytes (its buffers, the session's keys), never nothing
+        assert 1_000 < client < 200_000 and 1_000 < server < 200_000, m["extra"]
+    tls12_hybrid = got["tls/memory/tls1.2/x25519mlkem768/rsa-2048"]
+    assert tls12_hybrid["status"] == "n/a" and "is a TLS 1.3 group" in tls12_hybrid["reason"], tls12_hybrid

@@ -108,12 +108,14 @@ class BuildOutcome:
     seconds: float
 
 
-def compiler_identity(cmake: bool) -> dict[str, str]:
-    """The compilers a build uses, by path, version banner and target."""
+def compiler_identity(cmake: bool, programs: dict[str, str] | None = None) -> dict[str, str]:
+    """The compilers a build uses, by path, version banner and target: `programs` (variants.compilers), else $CC
+    and $CXX, else cc and c++."""
     identity = {}
     for role, default in (("cc", "cc"), ("cxx", "c++")) if cmake else (("cc", "cc"),):
-        program = os.environ.get(role.upper(), default)
-        path = require_tool(program, "to compile the library")
+        program = (programs or {}).get(role) or os.environ.get(role.upper(), default)
+        path = require_tool(program, "to compile the library" if not programs else
+                            f"to compile the library (`apt-get install {program.rstrip('+')}`)")
         banner = run([path, "--version"], timeout=30).output.splitlines()
         target = run([path, "-dumpmachine"], timeout=30).output.strip()
         identity[role] = f"{os.path.realpath(path)} | {banner[0] if banner else '?'} | {target}"
@@ -171,6 +173,9 @@ def cache_key(request: BuildRequest, compiler: dict[str, str]) -> str:
         "cflags": request.cflags,
         "compiler": compiler,
     }
+    if request.source.flavor == "wolfssl":
+        # sslperf's own configure of wolfSSL changes with sslperf: a build of other options is another build.
+        material["wolfssl_configure"] = variants.wolfssl_configure(variants.lookup(request.variants, "wolfssl"))
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
@@ -215,7 +220,8 @@ def build(request: BuildRequest, progress: Progress | None = None, force: bool =
     started = time.monotonic()
     progress = progress or SilentProgress()
     cmake = request.source.build_system == "cmake"
-    compiler = compiler_identity(cmake)
+    programs = variants.compilers(variants.lookup(request.variants, request.source.flavor), request.source.flavor)
+    compiler = compiler_identity(cmake, programs)
     key = cache_key(request, compiler)
     home = home_for(request, key)
     with paths.locked(f"build-{key[:32]}", lambda: progress.phase("waiting for another sslperf building it")):
@@ -348,8 +354,8 @@ class _OpenSSLBuild(_Job):
                      *plan.options, *plan.cflags]
         plan.options = fixed + plan.options
         launcher = compiler_launcher()
-        cc = os.environ.get("CC", "cc")
-        self.step("configure", configure, 600, env={"CC": f"{launcher} {cc}"} if launcher else None)
+        cc = variants.compilers(chosen, "openssl").get("cc") or os.environ.get("CC", "cc")
+        self.step("configure", configure, 600, env={"CC": f"{launcher} {cc}" if launcher else cc})
         makefile = (self.build_dir / "Makefile").read_text(errors="replace")
         target = "build_sw" if re.search(r"^build_sw:", makefile, re.M) else "all"
         dry = run([make, "-n", target], cwd=self.build_dir, timeout=300, keep_output=True)
@@ -387,6 +393,11 @@ class _CMakeBuild(_Job):
             *_flavor_settings(self.request.source.flavor, self.src),
             *plan.cmake, *plan.options,
         ]
+        programs = variants.compilers(chosen, self.request.source.flavor)
+        if programs:
+            cc, cxx = (require_tool(programs[r], f"to compile {self.request.source.flavor} (`apt-get install clang`)")
+                       for r in ("cc", "cxx"))
+            settings += [f"-DCMAKE_C_COMPILER={cc}", f"-DCMAKE_CXX_COMPILER={cxx}", f"-DCMAKE_ASM_COMPILER={cc}"]
         if flags:
             settings += [f"-DCMAKE_C_FLAGS={' '.join(flags)}", f"-DCMAKE_CXX_FLAGS={' '.join(flags)}"]
         if compiler_launcher():
@@ -461,8 +472,9 @@ class _AutotoolsBuild(_Job):
         # autogen.sh writes into the tree: build from a copy in the work directory
         tree = Path(shutil.copytree(self.src, self.build_dir / "src", symlinks=True))
         self.step("configure", ["sh", "./autogen.sh"], 600, cwd=tree)
+        cc = variants.compilers(chosen, "wolfssl").get("cc")
         self.step("configure", ["sh", "./configure", f"--prefix={self.final_prefix}", *plan.options], 600,
-                  cwd=tree, env={"CFLAGS": cflags})
+                  cwd=tree, env={"CFLAGS": cflags, **({"CC": require_tool(cc, "to compile wolfSSL")} if cc else {})})
         seen = [0]
 
         def count(line: str) -> None:
@@ -489,11 +501,9 @@ def _flavor_settings(flavor: str, src: Path) -> list[str]:
     if flavor == "boringssl-fips":
         # BoringSSL's FIPS build as its crate makes it: clang for C, C++ and assembly, and Go for the delocator and
         # the integrity hash injected into the module.
-        clang = require_tool("clang", "to build BoringSSL's FIPS module (`apt-get install clang`)")
-        clangxx = require_tool("clang++", "to build BoringSSL's FIPS module (`apt-get install clang`)")
+        # (variants.compilers names clang for it.)
         require_tool("go", "to build BoringSSL's FIPS module (its delocate and inject_hash tools)")
-        return ["-DFIPS=1", f"-DCMAKE_C_COMPILER={clang}", f"-DCMAKE_CXX_COMPILER={clangxx}",
-                f"-DCMAKE_ASM_COMPILER={clang}"]
+        return ["-DFIPS=1"]
     if flavor == "aws-lc-fips":
         # The FIPS module is built as the validated source says: its delocator and hash injector are Go
         # programs and its generated assembly comes from Perl, so both are needed here.

@@ -37,6 +37,7 @@ class Variant:
     cargo_features: tuple[str, ...] = ()   # rustls-ffi's cargo features
     rustls_only: bool = False
     wolfssl: tuple[str, ...] = ()           # wolfSSL configure options (a variant with none does not apply)
+    compiler: str | None = None             # "clang": clang and clang++ instead of $CC/$CXX (cc, c++)
 
 # wolfSSL's configure for every build: TLS 1.3 and 1.2 with the groups, certificates and suites the TLS cases use,
 # tickets, the primitives the wolfCrypt families measure, and the speed-relevant code this CPU can run (the
@@ -44,7 +45,7 @@ class Variant:
 WOLFSSL_CONFIGURE = ("--enable-static", "--disable-shared", "--enable-tls13", "--enable-curve25519",
                      "--enable-ed25519", "--enable-aesgcm", "--enable-chacha", "--enable-poly1305", "--enable-sni",
                      "--enable-supportedcurves", "--enable-session-ticket", "--enable-sp=yes,4096", "--enable-mlkem",
-                     "--enable-sha3", "--enable-harden", "--enable-keygen", "--disable-examples",
+                     "--enable-mldsa", "--enable-sha3", "--enable-harden", "--enable-keygen", "--disable-examples",
                      "--disable-crypttests", "--disable-benchmark")
 WOLFSSL_ASM = ("--enable-sp-asm", "--enable-intelasm", "--enable-aesni")
 
@@ -76,6 +77,8 @@ VARIANTS: dict[str, Variant] = {
         Variant("no-asm", "C code only, no assembly: shows what the assembly is worth",
                 configure=("no-asm",), cmake=("-DOPENSSL_NO_ASM=1",), wolfssl=("--disable-asm",)),
         Variant("debug-symbols", "-O3 with -g, so profiles name real functions", cflags=("-g",), wolfssl=("CFLAGS",)),
+        Variant("clang", "compiled by clang instead of the system's cc (gcc): the compiler's share of a difference, "
+                "e.g. beside boringssl-fips, which only clang builds", compiler="clang", wolfssl=("CC",)),
         Variant("fips", "enable-fips: OpenSSL 3.x with its FIPS provider module (fips.so), self-tested by "
                 "`openssl fipsinstall` at build time; run it with `--provider fips` (also inside another 3.x "
                 "library: `--fips-module`)", configure=("enable-fips",), openssl_only=True),
@@ -163,9 +166,17 @@ def applies_to(variant: Variant) -> str:
 
 def wolfssl_configure(chosen: list[Variant]) -> list[str]:
     """wolfSSL's configure options for these variants (CFLAGS go through ConfigurePlan.cflags)."""
-    extra = [o for v in chosen for o in v.wolfssl if o != "CFLAGS"]
+    extra = [o for v in chosen for o in v.wolfssl if o not in ("CFLAGS", "CC")]
     asm = [] if "--disable-asm" in extra else list(WOLFSSL_ASM)
     return [*WOLFSSL_CONFIGURE, *asm, *extra]
+
+
+def compilers(chosen: list[Variant], flavor: str) -> dict[str, str]:
+    """The C and C++ compilers a build uses in place of $CC and $CXX, or {} for those. BoringSSL's FIPS module is
+    always clang's: its build requires it."""
+    if flavor == "boringssl-fips" or any(v.compiler == "clang" for v in chosen):
+        return {"cc": "clang", "cxx": "clang++"}
+    return {}
 
 
 def cargo_features(chosen: list[Variant]) -> list[str]:

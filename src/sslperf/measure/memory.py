@@ -35,7 +35,7 @@ def per_connection(lib: Lib, cert_dir: Path, handshake_case: str, counts: list[i
             return m
         if reply.get("type") != "memory":
             reason = reply.get("reason") or "the harness gave no result"
-            m.status = "n/a" if "cannot" in reason else "error"
+            m.status = "n/a" if reply.get("type") == "na" else "error"
             m.reason = reason
             return m
         m.note = reply["method"]

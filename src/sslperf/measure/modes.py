@@ -47,7 +47,7 @@ def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, sou
 MODE_BACKENDS = {
     "HTTPS over loopback TCP (--loopback)": ("openssl", "rustls"),
     "bulk transfer over loopback TCP (--transfer --loopback)": ("openssl",),
-    "memory per connection (--memory)": ("openssl", "rustls"),
+    "memory per connection (--memory)": ("openssl", "rustls", "wolfssl"),
 }
 
 

@@ -126,11 +126,11 @@ int memory_mode(int argc, char **argv)
     if (n < 1 || n > MAX_CONNECTIONS)
         return json_refusal("error", case_id, "the number of connections must be 1 to 100000");
     if (tls_parse(&name, &cfg, &res) != PREP_OK || cfg.resume || cfg.new_ctx)
-        return json_refusal("error", case_id, res.reason[0] ? res.reason
+        return json_refusal(res.status == PREP_NA ? "na" : "error", case_id, res.reason[0] ? res.reason
                             : "memory is measured on full handshakes with shared SSL_CTXs: "
                               "tls/handshake/PROTO/GROUP/CERT/shared");
     if (tls_make_ctxs(&cfg, &server_ctx, &client_ctx, ca_file, sizeof(ca_file), &res) != PREP_OK)
-        return json_refusal("error", case_id, res.reason);
+        return json_refusal(res.status == PREP_NA ? "na" : "error", case_id, res.reason);
 
     SSL **client = calloc((size_t)n, sizeof(SSL *)), **server = calloc((size_t)n, sizeof(SSL *));
     BIO **cbio = calloc((size_t)n, sizeof(BIO *)), **sbio = calloc((size_t)n, sizeof(BIO *));

@@ -29,7 +29,10 @@ const sp_family SP_FAMILIES[] = {
 };
 const size_t SP_N_FAMILIES = sizeof(SP_FAMILIES) / sizeof(SP_FAMILIES[0]);
 
-const sp_command SP_BACKEND_COMMANDS[] = {{"threads", 3, 4, threads_run, "threads CASE THREADS MS [own]"}};
+const sp_command SP_BACKEND_COMMANDS[] = {
+    {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own]"},
+    {"memory", 2, 2, wolf_memory, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
+};
 const size_t SP_N_BACKEND_COMMANDS = sizeof(SP_BACKEND_COMMANDS) / sizeof(SP_BACKEND_COMMANDS[0]);
 
 void sp_backend_init(const char *command)

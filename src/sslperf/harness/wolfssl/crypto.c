@@ -5,9 +5,10 @@
  *   digest/ALG/SIZE[/record]                   sha256, sha384, sha512, sha3-256, sha3-512: init, update, final
  *   mac/ALG/SIZE                               hmac-sha256, hmac-sha512: the key kept, one message per call
  *   sig/ALG/sign|verify                        rsa-2048/3072 (PKCS#1 v1.5, SHA-256), ecdsa-p256/p384 (SHA-256),
- *                                              ed25519; a 32-byte message
+ *                                              ed25519, ml-dsa-44/65/87 (pure, empty context); a 32-byte message
  *   kex/ALG/derive                             x25519, ecdh-p256, ecdh-p384
  *   kem/ALG/keygen|encaps|decaps               ml-kem-512/768/1024
+ *   keygen/ALG                                 a new key pair of any of the above
  *
  * Keys and contexts are made before timing; each case is checked once first
  * (an AEAD opens what it sealed and refuses a changed tag; digests and MACs

@@ -15,13 +15,22 @@
 #include <wolfssl/wolfcrypt/rsa.h>
 #include <wolfssl/wolfcrypt/signature.h>
 #include <wolfssl/wolfcrypt/wc_mlkem.h>
+#if defined(WOLFSSL_HAVE_MLDSA)
+#include <wolfssl/wolfcrypt/wc_mldsa.h>
+#endif
 
 #include "harness.h"
 #include "wolfssl_cases.h"
 
 #define MSG_LEN 32
 
-typedef enum { K_RSA, K_ECC, K_ED25519, K_X25519, K_MLKEM } key_kind;
+typedef enum { K_RSA, K_ECC, K_ED25519, K_X25519, K_MLKEM, K_MLDSA } key_kind;
+
+#if !defined(WOLFSSL_HAVE_MLDSA)        /* the rows stay; a build without ML-DSA answers n/a */
+#define WC_ML_DSA_44 0
+#define WC_ML_DSA_65 0
+#define WC_ML_DSA_87 0
+#endif
 
 static const struct {
     const char *name;
@@ -34,6 +43,8 @@ static const struct {
     {"ecdh-p256", K_ECC, ECC_SECP256R1},  {"ecdh-p384", K_ECC, ECC_SECP384R1},
     {"ml-kem-512", K_MLKEM, WC_ML_KEM_512}, {"ml-kem-768", K_MLKEM, WC_ML_KEM_768},
     {"ml-kem-1024", K_MLKEM, WC_ML_KEM_1024},
+    {"ml-dsa-44", K_MLDSA, WC_ML_DSA_44}, {"ml-dsa-65", K_MLDSA, WC_ML_DSA_65},
+    {"ml-dsa-87", K_MLDSA, WC_ML_DSA_87},
 };
 
 typedef struct {
@@ -45,9 +56,12 @@ typedef struct {
         ed25519_key ed;
         curve25519_key x;
         MlKemKey kem;
+#if defined(WOLFSSL_HAVE_MLDSA)
+        wc_MlDsaKey dsa;
+#endif
     } key, peer;
     int has_key, has_peer;
-    unsigned char msg[MSG_LEN], sig[1024], secret[128], ct[2048];
+    unsigned char msg[MSG_LEN], sig[5000], secret[128], ct[2048];   /* sig: ML-DSA-87's 4,627 bytes */
     word32 sig_len, ct_len, secret_len;
 } pkey_state;
 
@@ -60,6 +74,11 @@ static void free_key(pkey_state *s, int peer)
     case K_ED25519: wc_ed25519_free(k); break;
     case K_X25519: wc_curve25519_free(k); break;
     case K_MLKEM: wc_MlKemKey_Free(k); break;
+    case K_MLDSA:
+#if defined(WOLFSSL_HAVE_MLDSA)
+        wc_MlDsaKey_Free(k);
+#endif
+        break;
     }
 }
 
@@ -93,6 +112,13 @@ static int make_key(pkey_state *s, int peer)
         rc = wc_MlKemKey_Init(k, param, NULL, INVALID_DEVID);
         rc = rc ? rc : wc_MlKemKey_MakeKey(k, &s->rng);
         break;
+    case K_MLDSA:
+#if defined(WOLFSSL_HAVE_MLDSA)
+        rc = wc_MlDsaKey_Init(k, NULL, INVALID_DEVID);
+        rc = rc ? rc : wc_MlDsaKey_SetParams(k, (byte)param);
+        rc = rc ? rc : wc_MlDsaKey_MakeKey(k, &s->rng);
+#endif
+        break;
     }
     if (peer)
         s->has_peer = 1;
@@ -112,11 +138,17 @@ static word32 key_size(const pkey_state *s)
     return KEYS[s->row].kind == K_RSA ? (word32)sizeof(RsaKey) : (word32)sizeof(ecc_key);
 }
 
+/* Pure ML-DSA with an empty context and hedged (random) signing, as OpenSSL's EVP_PKEY_sign does by default. */
 static int sign(pkey_state *s)
 {
-    s->sig_len = KEYS[s->row].kind == K_ED25519 ? (word32)sizeof(s->sig)
+    int kind = KEYS[s->row].kind;
+    s->sig_len = kind == K_ED25519 || kind == K_MLDSA ? (word32)sizeof(s->sig)
                  : (word32)wc_SignatureGetSize(sig_type(s), &s->key, key_size(s));
-    if (KEYS[s->row].kind == K_ED25519)
+#if defined(WOLFSSL_HAVE_MLDSA)
+    if (kind == K_MLDSA)
+        return wc_MlDsaKey_SignCtx(&s->key.dsa, NULL, 0, s->sig, &s->sig_len, s->msg, MSG_LEN, &s->rng) == 0;
+#endif
+    if (kind == K_ED25519)
         return wc_ed25519_sign_msg(s->msg, MSG_LEN, s->sig, &s->sig_len, &s->key.ed) == 0;
     return wc_SignatureGenerate(WC_HASH_TYPE_SHA256, sig_type(s), s->msg, MSG_LEN, s->sig, &s->sig_len, &s->key,
                                 key_size(s), &s->rng) == 0;
@@ -124,6 +156,12 @@ static int sign(pkey_state *s)
 
 static int verify(pkey_state *s)
 {
+#if defined(WOLFSSL_HAVE_MLDSA)
+    if (KEYS[s->row].kind == K_MLDSA) {
+        int ok = 0;
+        return wc_MlDsaKey_VerifyCtx(&s->key.dsa, s->sig, s->sig_len, NULL, 0, s->msg, MSG_LEN, &ok) == 0 && ok;
+    }
+#endif
     if (KEYS[s->row].kind == K_ED25519) {
         int ok = 0;
         return wc_ed25519_verify_msg(s->sig, s->sig_len, s->msg, MSG_LEN, &ok, &s->key.ed) == 0 && ok;
@@ -202,6 +240,7 @@ static prep_status check(pkey_state *s, prep_result *res)
         /* a signature: falls through */
         /* falls through */
     case K_ED25519:
+    case K_MLDSA:
         if (!sign(s) || !verify(s))
             return prep_error(res, "a %s signature does not verify", name);
         s->msg[0] ^= 1;
@@ -227,12 +266,14 @@ prep_status prepare_wolf_pkey(const case_name *name, bench_case *out, prep_resul
     static const char *const SIG_OPS[] = {"sign", "verify"}, *const KEM_OPS[] = {"keygen", "encaps", "decaps"};
     const char *family = name->part[0];
     int is_sig = strcmp(family, "sig") == 0, is_kex = strcmp(family, "kex") == 0, is_kem = strcmp(family, "kem") == 0;
-    if (strcmp(family, "keygen") == 0)
-        return prep_na(res, "sslperf's wolfSSL backend does not measure key generation on its own yet");
-    if (name->n < 3)
-        return prep_unknown(res, "%s cases are %s/ALG/OPERATION", family, family);
+    int is_keygen = strcmp(family, "keygen") == 0;
+    if (is_keygen ? name->n != 2 : name->n != 3)
+        return prep_unknown(res, is_keygen ? "keygen cases are keygen/ALG" : "%s cases are %s/ALG/OPERATION", family,
+                            family);
     int row = sp_find(name->part[1], SP_ROWS(KEYS)), op = -1;
-    if (is_sig) {
+    if (is_keygen) {
+        op = OP_KEYGEN;          /* a new key pair of any algorithm the backend has */
+    } else if (is_sig) {
         op = sp_find(name->part[2], SP_ROWS(SIG_OPS));
         op = op < 0 ? -1 : op == 0 ? OP_SIGN : OP_VERIFY;
     } else if (is_kex) {
@@ -243,7 +284,8 @@ prep_status prepare_wolf_pkey(const case_name *name, bench_case *out, prep_resul
     }
     if (op < 0)
         return prep_unknown(res, "no %s operation is called \"%s\"", family, name->part[2]);
-    int fits = row >= 0 && ((is_sig && (KEYS[row].kind == K_RSA || KEYS[row].kind == K_ED25519
+    int fits = row >= 0 && (is_keygen || (is_sig && (KEYS[row].kind == K_RSA || KEYS[row].kind == K_ED25519
+                                        || KEYS[row].kind == K_MLDSA
                                         || (KEYS[row].kind == K_ECC && strncmp(KEYS[row].name, "ecdsa", 5) == 0)))
                             || (is_kex && (KEYS[row].kind == K_X25519
                                            || (KEYS[row].kind == K_ECC && strncmp(KEYS[row].name, "ecdh", 4) == 0)))

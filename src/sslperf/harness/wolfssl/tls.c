@@ -23,6 +23,7 @@
 
 #include "harness.h"
 #include "wolfssl_cases.h"
+#include "wolfssl_tls.h"
 
 #define MAX_TRANSFER (16u * 1024 * 1024)
 #define SPLIT_EVERY 16
@@ -58,18 +59,9 @@ static const char *const PROTOCOLS[] = {"tls1.3", "tls1.2"};
 static const char *const CONTEXTS[] = {"shared", "new"};
 static const char *const RESUMPTION[] = {"ticket", "session-id"};
 
-typedef struct {
-    int tls13, group_row, cert_row, suite_row, new_ctx, resume;
-} wtls_config;
-
-typedef struct {
-    unsigned char *data;
-    size_t len, off, cap;
-} pipe_buf;
-
 /* ---- the transport: a pipe per direction, read through wolfSSL's I/O callbacks ---- */
 
-static int pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
+int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 {
     (void)ssl;
     pipe_buf *p = ctx;
@@ -90,7 +82,7 @@ static int pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
     return sz;
 }
 
-static int pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
+int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 {
     (void)ssl;
     pipe_buf *p = ctx;
@@ -105,7 +97,7 @@ static int pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 
 /* ---- configuration ------------------------------------------------------------- */
 
-static prep_status parse(const case_name *name, wtls_config *cfg, prep_result *res)
+prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res)
 {
     int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
     char list[200];
@@ -158,8 +150,8 @@ static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
         ok = wolfSSL_CTX_UseSupportedCurve(ctx, (word16)groups[i]) == WOLFSSL_SUCCESS;
     if (ok && server && cfg->resume == 2)
         ok = wolfSSL_CTX_NoTicketTLSv12(ctx) == WOLFSSL_SUCCESS;
-    wolfSSL_CTX_SetIORecv(ctx, pipe_recv);
-    wolfSSL_CTX_SetIOSend(ctx, pipe_send);
+    wolfSSL_CTX_SetIORecv(ctx, wtls_pipe_recv);
+    wolfSSL_CTX_SetIOSend(ctx, wtls_pipe_send);
     return ok;
 }
 
@@ -175,7 +167,7 @@ static WOLFSSL_CTX *client_ctx(const wtls_config *cfg, const char *roots)
     return NULL;
 }
 
-static prep_status make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL_CTX **client, prep_result *res)
+prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL_CTX **client, prep_result *res)
 {
     char cert[600], key[600];
     const char *roots = sp_roots_file();
@@ -456,7 +448,7 @@ static prep_status prepare_transfer(const case_name *name, bench_case *out, prep
         cfg->tls13 = p == 0;
         cfg->group_row = sp_find("x25519", SP_ROWS(GROUPS));
         cfg->cert_row = sp_find("ecdsa-p256", SP_ROWS(CERTS));
-        status = make_ctxs(cfg, &s->pair.server_ctx, &s->pair.client_ctx, res);
+        status = wtls_make_ctxs(cfg, &s->pair.server_ctx, &s->pair.client_ctx, res);
     }
     if (status == PREP_OK) {
         s->out = malloc(s->size);
@@ -495,9 +487,9 @@ prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result
     wtls_state *s = calloc(1, sizeof(*s));
     if (!s)
         return prep_error(res, "out of memory");
-    prep_status status = parse(name, &s->cfg, res);
+    prep_status status = wtls_parse(name, &s->cfg, res);
     if (status == PREP_OK)
-        status = make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, res);
+        status = wtls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, res);
     if (status == PREP_OK)
         status = check_first(s, 0, res, out->checked, sizeof(out->checked));
     if (status == PREP_OK && s->cfg.resume)

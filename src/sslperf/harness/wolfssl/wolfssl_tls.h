@@ -1,0 +1,29 @@
+/* wolfSSL TLS connections as tls.c makes them, shared with memory.c. */
+#ifndef SSLPERF_WOLFSSL_TLS_H
+#define SSLPERF_WOLFSSL_TLS_H
+
+#include <stddef.h>
+
+#include <wolfssl/options.h>
+#include <wolfssl/ssl.h>
+
+#include "harness.h"
+
+typedef struct {
+    int tls13, group_row, cert_row, suite_row, new_ctx, resume;
+} wtls_config;
+
+/* One direction's records: what a side's I/O callbacks write to and read from. */
+typedef struct {
+    unsigned char *data;
+    size_t len, off, cap;
+} pipe_buf;
+
+prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res);
+/* The server context, and the client's unless each connection makes its own (cfg->new_ctx). */
+prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL_CTX **client, prep_result *res);
+/* The contexts' I/O callbacks; a connection's I/O contexts are its two pipe_bufs. */
+int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx);
+int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx);
+
+#endif
