@@ -85,7 +85,7 @@ int make_certs(const char *dir, int count)
         ok = ok && write_pem(path, cert, NULL, "a");
         if (ok) {
             /* The hashed-directory name OpenSSL's by_dir lookup expects. */
-            snprintf(path, sizeof(path), "%s/ca-dir/%08lx.0", dir, X509_subject_name_hash(cert));
+            snprintf(path, sizeof(path), "%s/ca-dir/%08lx.0", dir, (unsigned long)X509_subject_name_hash(cert));
             ok = write_pem(path, cert, NULL, "w");
         }
         X509_free(cert);

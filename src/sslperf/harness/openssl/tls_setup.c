@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "families.h"
 #include "tls.h"
+#include "tls_names.h"
 
 #include <openssl/ec.h>
 #include <openssl/pem.h>
@@ -19,111 +20,61 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-/* TLS SupportedGroup codepoints (IANA "TLS Supported Groups" registry). */
-enum { TLS_GROUP_SECP256R1 = 23, TLS_GROUP_SECP384R1 = 24, TLS_GROUP_X25519 = 29, TLS_GROUP_X25519MLKEM768 = 0x11ec };
-
+/* OpenSSL's names for the rows of tls_names.h's tables, in their order. */
 static const struct {
-    const char *name;         /* as in the case id */
     const char *list_name;    /* for SSL_CTX_set1_groups_list */
-    int codepoint;            /* what the handshake negotiates */
     int nid;                  /* what OpenSSL 3 reports for it, when it has a NID */
-    int tls13_only;
 } GROUPS[] = {
-    {"x25519", "X25519", TLS_GROUP_X25519, NID_X25519, 0},
-    {"p-256", "P-256", TLS_GROUP_SECP256R1, NID_X9_62_prime256v1, 0},
-    {"p-384", "P-384", TLS_GROUP_SECP384R1, NID_secp384r1, 0},
-    {"x25519mlkem768", "X25519MLKEM768", TLS_GROUP_X25519MLKEM768, NID_undef, 1},
+    {"X25519", NID_X25519}, {"P-256", NID_X9_62_prime256v1}, {"P-384", NID_secp384r1}, {"X25519MLKEM768", NID_undef},
 };
+SP_TLS_SAME_ROWS(GROUPS, GROUPS);
 
 static const struct {
-    const char *name;
     int type, param;        /* EVP_PKEY_RSA bits / EVP_PKEY_EC curve / EVP_PKEY_ED25519 */
-    const char *curve;      /* an ECDSA key's curve as a group list name (TLS 1.2 offers it too) */
 } CERTS[] = {
-    {"rsa-2048", EVP_PKEY_RSA, 2048, NULL}, {"rsa-3072", EVP_PKEY_RSA, 3072, NULL},
-    {"ecdsa-p256", EVP_PKEY_EC, NID_X9_62_prime256v1, "P-256"}, {"ecdsa-p384", EVP_PKEY_EC, NID_secp384r1, "P-384"},
-    {"ed25519", EVP_PKEY_ED25519, 0, NULL},
+    {EVP_PKEY_RSA, 2048}, {EVP_PKEY_RSA, 3072}, {EVP_PKEY_EC, NID_X9_62_prime256v1}, {EVP_PKEY_EC, NID_secp384r1},
+    {EVP_PKEY_ED25519, 0},
 };
+SP_TLS_SAME_ROWS(CERTS, CERTS);
 
-/* Cipher suites by the AEAD they use: the TLS 1.3 name, the TLS 1.2 names
- * for an ECDSA and an RSA certificate, and the codepoints negotiated. */
+/* The TLS 1.3 suite, and the TLS 1.2 ones for an ECDSA and an RSA certificate. */
 static const struct {
-    const char *name;
     const char *tls13, *tls12_ecdsa, *tls12_rsa;
-    unsigned id13, id12_ecdsa, id12_rsa;
 } SUITES[] = {
-    {"aes-128-gcm", "TLS_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
-     0x1301, 0xc02b, 0xc02f},
-    {"aes-256-gcm", "TLS_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
-     0x1302, 0xc02c, 0xc030},
-    {"chacha20-poly1305", "TLS_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305",
-     "ECDHE-RSA-CHACHA20-POLY1305", 0x1303, 0xcca9, 0xcca8},
+    {"TLS_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
+    {"TLS_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
+    {"TLS_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
 };
+SP_TLS_SAME_ROWS(SUITES, SUITES);
 
-static const struct {
-    const char *name;
-    int version;
-} PROTOCOLS[] = {{"tls1.3", TLS1_3_VERSION}, {"tls1.2", TLS1_2_VERSION}};
-
-static const char *const CONTEXTS[] = {"shared", "new"};            /* index: new_ctx */
-static const char *const RESUMPTION[] = {"ticket", "session-id"};   /* index: resume - 1 */
+static void from_case(const sp_tls_case *c, tls_config *cfg)
+{
+    cfg->proto = c->tls13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+    cfg->group_row = c->group;
+    cfg->cert_row = c->cert;
+    cfg->suite_row = c->suite;
+    cfg->group = SP_TLS_GROUPS[c->group].name;
+    cfg->cert = SP_TLS_CERTS[c->cert].name;
+    cfg->new_ctx = c->new_ctx;
+    cfg->resume = c->resume;
+}
 
 prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res)
 {
-    int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
-    char list[200];
-    if (name->n != 6 || !(resume || strcmp(name->part[1], "handshake") == 0))
-        return prep_unknown(res, "tls cases are tls/handshake/PROTO/GROUP/CERT/shared|new or "
-                                 "tls/resume/PROTO/ticket|session-id/GROUP/CERT");
-    const char *proto = name->part[2];
-    const char *group = name->part[resume ? 4 : 3], *cert = name->part[resume ? 5 : 4];
-    int p = sp_find(proto, SP_ROWS(PROTOCOLS));
-    if (p < 0)
-        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
-    cfg->proto = PROTOCOLS[p].version;
-    cfg->group_row = sp_find(group, SP_ROWS(GROUPS));
-    cfg->cert_row = sp_find(cert, SP_ROWS(CERTS));
-    if (cfg->group_row < 0)
-        return prep_unknown(res, "unknown group \"%s\" (%s)", group,
-                            sp_join(list, sizeof(list), ", ", SP_ROWS(GROUPS)));
-    if (cfg->cert_row < 0)
-        return prep_unknown(res, "unknown certificate \"%s\" (%s)", cert,
-                            sp_join(list, sizeof(list), ", ", SP_ROWS(CERTS)));
-    cfg->group = GROUPS[cfg->group_row].name;
-    cfg->cert = CERTS[cfg->cert_row].name;
-    if (resume) {
-        cfg->resume = sp_find(name->part[3], SP_ROWS(RESUMPTION)) + 1;
-        if (!cfg->resume)
-            return prep_unknown(res, "resumption is by ticket or session-id, not \"%s\"", name->part[3]);
-        if (cfg->resume == 2 && cfg->proto == TLS1_3_VERSION)
-            return prep_na(res, "TLS 1.3 has no session-id resumption (it resumes with tickets)");
-    } else {
-        int ctx = sp_find(name->part[5], SP_ROWS(CONTEXTS));
-        if (ctx < 0)
-            return prep_unknown(res, "the client SSL_CTX is shared or new, not \"%s\"", name->part[5]);
-        cfg->new_ctx = ctx;
-    }
-    if (GROUPS[cfg->group_row].tls13_only && cfg->proto != TLS1_3_VERSION)
-        return prep_na(res, "%s is a TLS 1.3 group", GROUPS[cfg->group_row].list_name);
-    return PREP_OK;
+    sp_tls_case c;
+    prep_status status = sp_tls_parse(name, &c, res);
+    if (status == PREP_OK)
+        from_case(&c, cfg);
+    return status;
 }
 
 prep_status tls_transfer_config(const char *proto, const char *suite, tls_config *cfg, prep_result *res)
 {
-    char list[200];
-    int p = sp_find(proto, SP_ROWS(PROTOCOLS));
-    if (p < 0)
-        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
-    cfg->suite_row = sp_find(suite, SP_ROWS(SUITES));
-    if (cfg->suite_row < 0)
-        return prep_unknown(res, "unknown cipher suite \"%s\" (%s)", suite,
-                            sp_join(list, sizeof(list), ", ", SP_ROWS(SUITES)));
-    cfg->proto = PROTOCOLS[p].version;
-    cfg->group_row = sp_find("x25519", SP_ROWS(GROUPS));
-    cfg->cert_row = sp_find("ecdsa-p256", SP_ROWS(CERTS));
-    cfg->group = GROUPS[cfg->group_row].name;
-    cfg->cert = CERTS[cfg->cert_row].name;
-    return PREP_OK;
+    sp_tls_case c;
+    prep_status status = sp_tls_parse_transfer(proto, suite, &c, res);
+    if (status == PREP_OK)
+        from_case(&c, cfg);
+    return status;
 }
 
 static EVP_PKEY *make_key(int c)
@@ -200,10 +151,10 @@ static int write_ca_file(X509 *ca, char *path, size_t len)
 static int configure(SSL_CTX *ctx, const tls_config *cfg, int server)
 {
     const char *list = GROUPS[cfg->group_row].list_name;
-    int rsa = CERTS[cfg->cert_row].type == EVP_PKEY_RSA;
+    int rsa = SP_TLS_CERTS[cfg->cert_row].rsa, curve_row = SP_TLS_CERTS[cfg->cert_row].curve_group;
     char both[64];
     /* TLS 1.2 uses the group list for the ECDSA certificate's curve too. */
-    const char *cert_curve = CERTS[cfg->cert_row].curve;
+    const char *cert_curve = curve_row >= 0 ? GROUPS[curve_row].list_name : NULL;
     if (cfg->proto == TLS1_2_VERSION && cert_curve && strcmp(cert_curve, list) != 0) {
         snprintf(both, sizeof(both), "%s:%s", list, cert_curve);
         list = both;
@@ -235,7 +186,7 @@ SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file)
 prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, char *ca_file, size_t ca_file_len,
                           prep_result *res)
 {
-    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(CERTS))), *key = make_key(cfg->cert_row);
+    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(SP_TLS_CERTS))), *key = make_key(cfg->cert_row);
     X509 *ca = ca_key ? certificate(ca_key, "sslperf TLS test CA", NULL, ca_key, 1) : NULL;
     X509 *leaf = ca && key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
     prep_status status = PREP_OK;
@@ -280,16 +231,16 @@ int pem_certs(const char *dir)
     /* The certificates this backend's own cases make in memory (an ECDSA P-256 CA, a leaf per row for
      * "localhost"), so every backend verifies the same chain. Keys: readable by their owner only. */
     umask(077);
-    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(CERTS)));
+    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(SP_TLS_CERTS)));
     X509 *ca = ca_key ? certificate(ca_key, "sslperf TLS test CA", NULL, ca_key, 1) : NULL;
     int ok = ca && write_pem(dir, "ca.pem", ca, NULL);
-    for (size_t c = 0; ok && c < sizeof(CERTS) / sizeof(CERTS[0]); c++) {
+    for (size_t c = 0; ok && c < SP_TLS_N_CERTS; c++) {
         char file[64];
         EVP_PKEY *key = make_key((int)c);
         X509 *leaf = key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
-        snprintf(file, sizeof(file), "%s.pem", CERTS[c].name);
+        snprintf(file, sizeof(file), "%s.pem", SP_TLS_CERTS[c].name);
         ok = leaf && write_pem(dir, file, leaf, NULL);
-        snprintf(file, sizeof(file), "%s.key", CERTS[c].name);
+        snprintf(file, sizeof(file), "%s.key", SP_TLS_CERTS[c].name);
         ok = ok && write_pem(dir, file, NULL, key);
         X509_free(leaf);
         EVP_PKEY_free(key);
@@ -316,22 +267,19 @@ int tls_handshake_step(SSL *ssl, int *done)
 int tls_cipher_ok(const tls_config *cfg, const SSL *client)
 {
     const SSL_CIPHER *cipher = SSL_get_current_cipher(client);
-    unsigned id = cipher ? SSL_CIPHER_get_protocol_id(cipher) : 0;
-    if (cfg->proto == TLS1_3_VERSION)
-        return id == SUITES[cfg->suite_row].id13;
-    return id == (CERTS[cfg->cert_row].type == EVP_PKEY_RSA ? SUITES[cfg->suite_row].id12_rsa
-                                                           : SUITES[cfg->suite_row].id12_ecdsa);
+    sp_tls_case c = {.tls13 = cfg->proto == TLS1_3_VERSION, .cert = cfg->cert_row, .suite = cfg->suite_row};
+    return cipher && SSL_CIPHER_get_protocol_id(cipher) == sp_tls_suite_id(&c);
 }
 
 int tls_group_ok(const tls_config *cfg, const SSL *client)
 {
 #if SP_BSSL
-    return SSL_get_group_id(client) == GROUPS[cfg->group_row].codepoint;
+    return SSL_get_group_id(client) == SP_TLS_GROUPS[cfg->group_row].codepoint;
 #elif SP_OSSL3
     /* A NID for the groups OpenSSL knows by one, else the codepoint marked unknown. */
     int nid = SSL_get_negotiated_group((SSL *)client);
     if (nid & TLSEXT_nid_unknown)
-        return (nid & 0xffff) == GROUPS[cfg->group_row].codepoint;
+        return (nid & 0xffff) == SP_TLS_GROUPS[cfg->group_row].codepoint;
     return nid != NID_undef && nid == GROUPS[cfg->group_row].nid;
 #else
     /* 1.1.1 cannot say which group TLS 1.3 used; both sides offer only the one asked for. */
@@ -374,20 +322,20 @@ void list_tls(void)
     json_ids(SP_IDS(IDS));
     json_names("clients", SP_ROWS(CLIENTS));
     json_names("kernels", SP_ROWS(KERNELS));
-    json_names("protocols", SP_ROWS(PROTOCOLS));
+    json_names("protocols", SP_ROWS(SP_TLS_PROTOCOLS));
     printf(",\"groups\":[");
-    for (size_t g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]); g++) {
-        json_row(g, GROUPS[g].name, NULL);
-        printf(",\"tls13_only\":%s}", GROUPS[g].tls13_only ? "true" : "false");
+    for (size_t g = 0; g < SP_TLS_N_GROUPS; g++) {
+        json_row(g, SP_TLS_GROUPS[g].name, NULL);
+        printf(",\"tls13_only\":%s}", SP_TLS_GROUPS[g].tls13_only ? "true" : "false");
     }
     printf("],\"certs\":[");
-    for (size_t c = 0; c < sizeof(CERTS) / sizeof(CERTS[0]); c++) {
-        json_row(c, CERTS[c].name, NULL);
+    for (size_t c = 0; c < SP_TLS_N_CERTS; c++) {
+        json_row(c, SP_TLS_CERTS[c].name, NULL);
         putchar('}');
     }
     printf("]");
-    json_names("contexts", SP_ROWS(CONTEXTS));
-    json_names("resumption", SP_ROWS(RESUMPTION));
-    json_names("suites", SP_ROWS(SUITES));
+    json_names("contexts", SP_ROWS(SP_TLS_CONTEXTS));
+    json_names("resumption", SP_ROWS(SP_TLS_RESUMPTION));
+    json_names("suites", SP_ROWS(SP_TLS_SUITES));
     putchar('}');
 }

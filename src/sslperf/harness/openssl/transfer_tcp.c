@@ -40,10 +40,12 @@
 #endif
 #define MAX_WRITE (16u * 1024 * 1024)
 
+#ifdef SSL_OP_ENABLE_KTLS
 static int want_ktls(const char *arg)
 {
     return strcmp(arg, "on") == 0;
 }
+#endif
 
 /* Whether the kernel lets a TCP socket take the `tls` upper-layer protocol:
  * tried on a throwaway connection to our own listening socket. */

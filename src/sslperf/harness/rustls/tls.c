@@ -26,41 +26,13 @@
 #include "backend.h"
 #include "harness.h"
 #include "rustls_cases.h"
+#include "tls_names.h"
 
 #define HANDSHAKE_ROUNDS 16
 
-static const struct {
-    const char *name, *rustls_name;
-    int tls13_only;
-} GROUPS[] = {
-    {"x25519", "X25519", 0},
-    {"p-256", "secp256r1", 0},
-    {"p-384", "secp384r1", 0},
-    {"x25519mlkem768", "X25519MLKEM768", 1},
-};
-
-static const struct {
-    const char *name;
-    int rsa;
-} CERTS[] = {{"rsa-2048", 1}, {"rsa-3072", 1}, {"ecdsa-p256", 0}, {"ecdsa-p384", 0}, {"ed25519", 0}};
-
-/* Suites by their AEAD: the TLS 1.3 codepoint and the TLS 1.2 ones for an ECDSA and an RSA certificate. */
-static const struct {
-    const char *name;
-    uint16_t id13, id12_ecdsa, id12_rsa;
-} SUITES[] = {
-    {"aes-128-gcm", 0x1301, 0xc02b, 0xc02f},
-    {"aes-256-gcm", 0x1302, 0xc02c, 0xc030},
-    {"chacha20-poly1305", 0x1303, 0xcca9, 0xcca8},
-};
-
-static const struct {
-    const char *name;
-    uint16_t version;
-} PROTOCOLS[] = {{"tls1.3", RUSTLS_TLS_VERSION_TLSV1_3}, {"tls1.2", RUSTLS_TLS_VERSION_TLSV1_2}};
-
-static const char *const CONTEXTS[] = {"shared", "new"};
-static const char *const RESUMPTION[] = {"ticket", "session-id"};
+/* rustls' names for tls_names.h's groups, in their order. */
+static const char *const GROUP_NAMES[] = {"X25519", "secp256r1", "secp384r1", "X25519MLKEM768"};
+SP_TLS_SAME_ROWS(GROUP_NAMES, GROUPS);
 
 prep_status rtls_fail(prep_result *res, unsigned int result, const char *what)
 {
@@ -71,69 +43,42 @@ prep_status rtls_fail(prep_result *res, unsigned int result, const char *what)
     return prep_error(res, "%s: %s", what, text);
 }
 
+static void from_case(const sp_tls_case *c, rtls_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->version = c->tls13 ? RUSTLS_TLS_VERSION_TLSV1_3 : RUSTLS_TLS_VERSION_TLSV1_2;
+    cfg->proto = c->proto;
+    cfg->group_row = c->group;
+    cfg->cert_row = c->cert;
+    cfg->suite_row = c->suite;
+    cfg->new_config = c->new_ctx;
+    cfg->resume = c->resume;
+}
+
 prep_status rtls_parse(const case_name *name, rtls_config *cfg, prep_result *res)
 {
-    int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
-    char list[200];
-    memset(cfg, 0, sizeof(*cfg));
-    if (name->n != 6 || !(resume || strcmp(name->part[1], "handshake") == 0))
-        return prep_unknown(res, "tls cases are tls/handshake/PROTO/GROUP/CERT/shared|new, "
-                                 "tls/resume/PROTO/ticket|session-id/GROUP/CERT or tls/transfer/PROTO/SUITE/SIZE");
-    int p = sp_find(name->part[2], SP_ROWS(PROTOCOLS));
-    if (p < 0)
-        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", name->part[2]);
-    cfg->version = PROTOCOLS[p].version;
-    cfg->proto = PROTOCOLS[p].name;
-    const char *group = name->part[resume ? 4 : 3], *cert = name->part[resume ? 5 : 4];
-    cfg->group_row = sp_find(group, SP_ROWS(GROUPS));
-    cfg->cert_row = sp_find(cert, SP_ROWS(CERTS));
-    if (cfg->group_row < 0)
-        return prep_unknown(res, "unknown group \"%s\" (%s)", group, sp_join(list, sizeof(list), ", ", SP_ROWS(GROUPS)));
-    if (cfg->cert_row < 0)
-        return prep_unknown(res, "unknown certificate \"%s\" (%s)", cert,
-                            sp_join(list, sizeof(list), ", ", SP_ROWS(CERTS)));
-    if (resume) {
-        cfg->resume = sp_find(name->part[3], SP_ROWS(RESUMPTION)) + 1;
-        if (!cfg->resume)
-            return prep_unknown(res, "resumption is by ticket or session-id, not \"%s\"", name->part[3]);
-        if (cfg->resume == 2 && cfg->version == RUSTLS_TLS_VERSION_TLSV1_3)
-            return prep_na(res, "TLS 1.3 has no session-id resumption (it resumes with tickets)");
-        if (cfg->resume == 1 && cfg->version == RUSTLS_TLS_VERSION_TLSV1_2)
-            return prep_na(res, "rustls-ffi offers no TLS 1.2 ticketer (stateless tickets); "
-                                "its TLS 1.2 servers resume by session id");
-    } else {
-        cfg->new_config = sp_find(name->part[5], SP_ROWS(CONTEXTS));
-        if (cfg->new_config < 0)
-            return prep_unknown(res, "the client config is shared or new, not \"%s\"", name->part[5]);
-    }
-    if (GROUPS[cfg->group_row].tls13_only && cfg->version != RUSTLS_TLS_VERSION_TLSV1_3)
-        return prep_na(res, "%s is a TLS 1.3 group", GROUPS[cfg->group_row].rustls_name);
-    return PREP_OK;
+    sp_tls_case c;
+    prep_status status = sp_tls_parse(name, &c, res);
+    from_case(&c, cfg);
+    if (status == PREP_OK && c.resume == SP_RESUME_TICKET && !c.tls13)
+        return prep_na(res, "rustls-ffi offers no TLS 1.2 ticketer (stateless tickets); "
+                            "its TLS 1.2 servers resume by session id");
+    return status;
 }
 
 prep_status rtls_transfer_config(const char *proto, const char *suite, rtls_config *cfg, prep_result *res)
 {
-    char list[200];
-    memset(cfg, 0, sizeof(*cfg));
-    int p = sp_find(proto, SP_ROWS(PROTOCOLS));
-    if (p < 0)
-        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", proto);
-    cfg->suite_row = sp_find(suite, SP_ROWS(SUITES));
-    if (cfg->suite_row < 0)
-        return prep_unknown(res, "unknown cipher suite \"%s\" (%s)", suite,
-                            sp_join(list, sizeof(list), ", ", SP_ROWS(SUITES)));
-    cfg->version = PROTOCOLS[p].version;
-    cfg->proto = PROTOCOLS[p].name;
-    cfg->group_row = sp_find("x25519", SP_ROWS(GROUPS));
-    cfg->cert_row = sp_find("ecdsa-p256", SP_ROWS(CERTS));
-    return PREP_OK;
+    sp_tls_case c;
+    prep_status status = sp_tls_parse_transfer(proto, suite, &c, res);
+    from_case(&c, cfg);
+    return status;
 }
 
 static uint16_t suite_id(const rtls_config *cfg)
 {
-    if (cfg->version == RUSTLS_TLS_VERSION_TLSV1_3)
-        return SUITES[cfg->suite_row].id13;
-    return CERTS[cfg->cert_row].rsa ? SUITES[cfg->suite_row].id12_rsa : SUITES[cfg->suite_row].id12_ecdsa;
+    sp_tls_case c = {.tls13 = cfg->version == RUSTLS_TLS_VERSION_TLSV1_3, .cert = cfg->cert_row,
+                     .suite = cfg->suite_row};
+    return sp_tls_suite_id(&c);
 }
 
 /* The build's provider with only the case's suite: what both ends may negotiate. */
@@ -267,8 +212,8 @@ prep_status rtls_make_configs(const rtls_config *cfg, const struct rustls_server
     *client = NULL;
     if (!sp_pem_dir())
         return prep_na(res, "no certificate directory (SSLPERF_TLS_PEM_DIR is set by `sslperf tls`)");
-    snprintf(cert_path, sizeof(cert_path), "%s/%s.pem", sp_pem_dir(), CERTS[cfg->cert_row].name);
-    snprintf(key_path, sizeof(key_path), "%s/%s.key", sp_pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(cert_path, sizeof(cert_path), "%s/%s.pem", sp_pem_dir(), SP_TLS_CERTS[cfg->cert_row].name);
+    snprintf(key_path, sizeof(key_path), "%s/%s.key", sp_pem_dir(), SP_TLS_CERTS[cfg->cert_row].name);
     char *cert = read_file(cert_path, &cert_len), *key = read_file(key_path, &key_len);
     const struct rustls_certified_key *certified = NULL;
     const struct rustls_crypto_provider *provider = NULL;
@@ -280,7 +225,7 @@ prep_status rtls_make_configs(const rtls_config *cfg, const struct rustls_server
         status = prep_error(res, "cannot read %s and its key", cert_path);
     else if ((rc = rustls_certified_key_build((const uint8_t *)cert, cert_len, (const uint8_t *)key, key_len,
                                               &certified)) != RUSTLS_RESULT_OK)
-        status = rc == RUSTLS_RESULT_OK ? PREP_OK : prep_na(res, "rustls does not take the %s key", CERTS[cfg->cert_row].name);
+        status = rc == RUSTLS_RESULT_OK ? PREP_OK : prep_na(res, "rustls does not take the %s key", SP_TLS_CERTS[cfg->cert_row].name);
     if (status == PREP_OK && !(provider = provider_for(cfg, res)))
         status = res->status;
     if (status == PREP_OK && (rc = rustls_server_config_builder_new_custom(provider, &version, 1, &builder))
@@ -466,7 +411,7 @@ void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resume
     else if (!expect_resumed && resumed)
         snprintf(problem, problem_len, "a full handshake resumed a session");
     else if (!(resumed && cfg->version == RUSTLS_TLS_VERSION_TLSV1_2)
-             && strcmp(group_name, GROUPS[cfg->group_row].rustls_name) != 0)
+             && strcmp(group_name, GROUP_NAMES[cfg->group_row]) != 0)
         snprintf(problem, problem_len, "group:%s", group_name);   /* n/a, not an error: see prepare_tls */
     else
         snprintf(checked, checked_len, "%s %.*s group %s%s", cfg->proto, (int)suite.len, suite.data,
@@ -480,7 +425,7 @@ void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resume
 
 const char *rtls_group_name(const rtls_config *cfg)
 {
-    return GROUPS[cfg->group_row].rustls_name;
+    return GROUP_NAMES[cfg->group_row];
 }
 
 struct handshake_state {
@@ -589,7 +534,7 @@ static prep_status check_first(struct handshake_state *s, int expect_resumed, pr
     if (strncmp(problem, "group:", 6) == 0)
         return prep_na(res, "rustls-ffi cannot be told which key-exchange group to use, and this build negotiates "
                             "%s (its crypto provider's first choice)%s", problem + 6,
-                       strcmp(GROUPS[s->cfg.group_row].name, "x25519mlkem768") == 0
+                       strcmp(SP_TLS_GROUPS[s->cfg.group_row].name, "x25519mlkem768") == 0
                            ? "; a rustls+pq-first build (aws-lc-rs) negotiates X25519MLKEM768" : "");
     if (problem[0])
         return prep_error(res, "%s", problem);
@@ -628,6 +573,6 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
     out->share = share_handshakes;
     out->release_share = release_shared;
     snprintf(out->note, sizeof(out->note), "client verifies a %s chain against a CA file of ~150 certificates%s",
-             CERTS[s->cfg.cert_row].name, s->cfg.resume ? "" : "; the server keeps no session and sends no ticket");
+             SP_TLS_CERTS[s->cfg.cert_row].name, s->cfg.resume ? "" : "; the server keeps no session and sends no ticket");
     return PREP_OK;
 }

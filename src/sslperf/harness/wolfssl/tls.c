@@ -24,40 +24,31 @@
 #include "harness.h"
 #include "wolfssl_cases.h"
 #include "wolfssl_tls.h"
+#include "tls_names.h"
 
 #define MAX_TRANSFER (16u * 1024 * 1024)
 #define SPLIT_EVERY 16
 
+/* wolfSSL's constants for tls_names.h's rows, in their order. */
 static const struct {
-    const char *name;
     int group;
     const char *reported;    /* wolfSSL_get_curve_name's name for it */
-    int tls13_only;
 } GROUPS[] = {
-    {"x25519", WOLFSSL_ECC_X25519, "X25519", 0},
-    {"p-256", WOLFSSL_ECC_SECP256R1, "SECP256R1", 0},
-    {"p-384", WOLFSSL_ECC_SECP384R1, "SECP384R1", 0},
-    {"x25519mlkem768", WOLFSSL_X25519MLKEM768, "X25519MLKEM768", 1},
+    {WOLFSSL_ECC_X25519, "X25519"},
+    {WOLFSSL_ECC_SECP256R1, "SECP256R1"},
+    {WOLFSSL_ECC_SECP384R1, "SECP384R1"},
+    {WOLFSSL_X25519MLKEM768, "X25519MLKEM768"},
 };
+SP_TLS_SAME_ROWS(GROUPS, GROUPS);
 
 static const struct {
-    const char *name;
-    int rsa, curve;       /* an ECDSA certificate's curve, which TLS 1.2 must offer too */
-} CERTS[] = {{"rsa-2048", 1, 0}, {"rsa-3072", 1, 0}, {"ecdsa-p256", 0, WOLFSSL_ECC_SECP256R1},
-             {"ecdsa-p384", 0, WOLFSSL_ECC_SECP384R1}, {"ed25519", 0, 0}};
-
-static const struct {
-    const char *name, *tls13, *tls12_ecdsa, *tls12_rsa;
+    const char *tls13, *tls12_ecdsa, *tls12_rsa;
 } SUITES[] = {
-    {"aes-128-gcm", "TLS13-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
-    {"aes-256-gcm", "TLS13-AES256-GCM-SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
-    {"chacha20-poly1305", "TLS13-CHACHA20-POLY1305-SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305",
-     "ECDHE-RSA-CHACHA20-POLY1305"},
+    {"TLS13-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
+    {"TLS13-AES256-GCM-SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
+    {"TLS13-CHACHA20-POLY1305-SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
 };
-
-static const char *const PROTOCOLS[] = {"tls1.3", "tls1.2"};
-static const char *const CONTEXTS[] = {"shared", "new"};
-static const char *const RESUMPTION[] = {"ticket", "session-id"};
+SP_TLS_SAME_ROWS(SUITES, SUITES);
 
 /* ---- the transport: a pipe per direction, read through wolfSSL's I/O callbacks ---- */
 
@@ -97,52 +88,38 @@ int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 
 /* ---- configuration ------------------------------------------------------------- */
 
+static void from_case(const sp_tls_case *c, wtls_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->tls13 = c->tls13;
+    cfg->group_row = c->group;
+    cfg->cert_row = c->cert;
+    cfg->suite_row = c->suite;
+    cfg->new_ctx = c->new_ctx;
+    cfg->resume = c->resume;
+}
+
 prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res)
 {
-    int resume = name->n >= 2 && strcmp(name->part[1], "resume") == 0;
-    char list[200];
-    memset(cfg, 0, sizeof(*cfg));
-    if (name->n != 6 || !(resume || strcmp(name->part[1], "handshake") == 0))
-        return prep_unknown(res, "tls cases are tls/handshake/PROTO/GROUP/CERT/shared|new, "
-                                 "tls/resume/PROTO/ticket|session-id/GROUP/CERT or tls/transfer/PROTO/SUITE/SIZE");
-    int p = sp_find(name->part[2], SP_ROWS(PROTOCOLS));
-    if (p < 0)
-        return prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", name->part[2]);
-    cfg->tls13 = p == 0;
-    const char *group = name->part[resume ? 4 : 3], *cert = name->part[resume ? 5 : 4];
-    cfg->group_row = sp_find(group, SP_ROWS(GROUPS));
-    cfg->cert_row = sp_find(cert, SP_ROWS(CERTS));
-    if (cfg->group_row < 0)
-        return prep_unknown(res, "unknown group \"%s\" (%s)", group, sp_join(list, sizeof(list), ", ", SP_ROWS(GROUPS)));
-    if (cfg->cert_row < 0)
-        return prep_unknown(res, "unknown certificate \"%s\" (%s)", cert,
-                            sp_join(list, sizeof(list), ", ", SP_ROWS(CERTS)));
-    if (resume) {
-        cfg->resume = sp_find(name->part[3], SP_ROWS(RESUMPTION)) + 1;
-        if (!cfg->resume)
-            return prep_unknown(res, "resumption is by ticket or session-id, not \"%s\"", name->part[3]);
-        if (cfg->resume == 2 && cfg->tls13)
-            return prep_na(res, "TLS 1.3 has no session-id resumption (it resumes with tickets)");
-    } else if ((cfg->new_ctx = sp_find(name->part[5], SP_ROWS(CONTEXTS))) < 0) {
-        return prep_unknown(res, "the client context is shared or new, not \"%s\"", name->part[5]);
-    }
-    if (GROUPS[cfg->group_row].tls13_only && !cfg->tls13)
-        return prep_na(res, "%s is a TLS 1.3 group", GROUPS[cfg->group_row].name);
-    return PREP_OK;
+    sp_tls_case c;
+    prep_status status = sp_tls_parse(name, &c, res);
+    from_case(&c, cfg);
+    return status;
 }
 
 static const char *suite_name(const wtls_config *cfg)
 {
     if (cfg->tls13)
         return SUITES[cfg->suite_row].tls13;
-    return CERTS[cfg->cert_row].rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa;
+    return SP_TLS_CERTS[cfg->cert_row].rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa;
 }
 
 /* Version, the one suite, and the group (with, for TLS 1.2, an ECDSA certificate's curve). */
 static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
 {
     int ok = wolfSSL_CTX_set_cipher_list(ctx, suite_name(cfg)) == WOLFSSL_SUCCESS;
-    int groups[2] = {GROUPS[cfg->group_row].group, CERTS[cfg->cert_row].curve};
+    int curve_row = SP_TLS_CERTS[cfg->cert_row].curve_group;
+    int groups[2] = {GROUPS[cfg->group_row].group, curve_row >= 0 ? GROUPS[curve_row].group : 0};
     int count = !cfg->tls13 && groups[1] && groups[1] != groups[0] ? 2 : 1;
     if (ok && cfg->tls13)
         ok = wolfSSL_CTX_set_groups(ctx, groups, count) == WOLFSSL_SUCCESS;
@@ -175,17 +152,17 @@ prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL
     if (!sp_pem_dir() || !roots)
         return prep_na(res, "no certificate directories (SSLPERF_CERT_DIR and SSLPERF_TLS_PEM_DIR are set by "
                             "`sslperf tls`)");
-    snprintf(cert, sizeof(cert), "%s/%s.pem", sp_pem_dir(), CERTS[cfg->cert_row].name);
-    snprintf(key, sizeof(key), "%s/%s.key", sp_pem_dir(), CERTS[cfg->cert_row].name);
+    snprintf(cert, sizeof(cert), "%s/%s.pem", sp_pem_dir(), SP_TLS_CERTS[cfg->cert_row].name);
+    snprintf(key, sizeof(key), "%s/%s.key", sp_pem_dir(), SP_TLS_CERTS[cfg->cert_row].name);
     *server = wolfSSL_CTX_new(cfg->tls13 ? wolfTLSv1_3_server_method() : wolfTLSv1_2_server_method());
     if (!*server || !configure(*server, cfg, 1))
         return prep_na(res, "the server cannot be set up for %s with %s", cfg->tls13 ? "TLS 1.3" : "TLS 1.2",
-                       GROUPS[cfg->group_row].name);
+                       SP_TLS_GROUPS[cfg->group_row].name);
     if (wolfSSL_CTX_use_certificate_file(*server, cert, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS
         || wolfSSL_CTX_use_PrivateKey_file(*server, key, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS)
-        return prep_na(res, "this wolfSSL build does not take the %s certificate and key", CERTS[cfg->cert_row].name);
+        return prep_na(res, "this wolfSSL build does not take the %s certificate and key", SP_TLS_CERTS[cfg->cert_row].name);
     if (!cfg->new_ctx && !(*client = client_ctx(cfg, roots)))
-        return prep_na(res, "the client cannot be set up for group %s", GROUPS[cfg->group_row].name);
+        return prep_na(res, "the client cannot be set up for group %s", SP_TLS_GROUPS[cfg->group_row].name);
     return PREP_OK;
 }
 
@@ -326,7 +303,7 @@ static void check_pair(wtls_state *s, int expect_resumed, char *problem, size_t 
     else if (expect_resumed != resumed)
         snprintf(problem, plen, expect_resumed ? "the session was not resumed" : "a full handshake resumed");
     else if (!(resumed && !s->cfg.tls13) && (!group || strcmp(group, GROUPS[s->cfg.group_row].reported) != 0))
-        snprintf(problem, plen, "negotiated another group than %s: %s", GROUPS[s->cfg.group_row].name,
+        snprintf(problem, plen, "negotiated another group than %s: %s", SP_TLS_GROUPS[s->cfg.group_row].name,
                  group ? group : "(none)");
     else
         snprintf(checked, clen, "%s %s group %s%s", version, suite, resumed && !s->cfg.tls13 ? "(none: resumed)"
@@ -427,27 +404,21 @@ static void release_transfer(void *p)
 
 static prep_status prepare_transfer(const case_name *name, bench_case *out, prep_result *res)
 {
-    char list[200], problem[200], seen[REASON_MAX];
+    char problem[200], seen[REASON_MAX];
     transfer_state *s = calloc(1, sizeof(*s));
     prep_status status = PREP_OK;
     if (!s)
         return prep_error(res, "out of memory");
     wtls_config *cfg = &s->pair.cfg;
-    int p = name->n == 5 ? sp_find(name->part[2], SP_ROWS(PROTOCOLS)) : -1;
-    cfg->suite_row = name->n == 5 ? sp_find(name->part[3], SP_ROWS(SUITES)) : -1;
+    sp_tls_case c;
     if (name->n != 5)
         status = prep_unknown(res, "transfer cases are tls/transfer/PROTO/SUITE/SIZE");
-    else if (p < 0)
-        status = prep_unknown(res, "protocol must be tls1.2 or tls1.3, not \"%s\"", name->part[2]);
-    else if (cfg->suite_row < 0)
-        status = prep_unknown(res, "unknown cipher suite \"%s\" (%s)", name->part[3],
-                              sp_join(list, sizeof(list), ", ", SP_ROWS(SUITES)));
-    else if (!parse_size(name->part[4], &s->size) || s->size > MAX_TRANSFER)
+    else
+        status = sp_tls_parse_transfer(name->part[2], name->part[3], &c, res);
+    if (status == PREP_OK && (!parse_size(name->part[4], &s->size) || s->size > MAX_TRANSFER))
         status = prep_unknown(res, "the write size must be 1 to %u bytes, not \"%s\"", MAX_TRANSFER, name->part[4]);
     if (status == PREP_OK) {
-        cfg->tls13 = p == 0;
-        cfg->group_row = sp_find("x25519", SP_ROWS(GROUPS));
-        cfg->cert_row = sp_find("ecdsa-p256", SP_ROWS(CERTS));
+        from_case(&c, cfg);
         status = wtls_make_ctxs(cfg, &s->pair.server_ctx, &s->pair.client_ctx, res);
     }
     if (status == PREP_OK) {
@@ -500,6 +471,6 @@ prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result
     out->run = run_handshakes;
     out->split = split_times;
     snprintf(out->note, sizeof(out->note), "client verifies a %s chain against a CA file of ~150 certificates",
-             CERTS[s->cfg.cert_row].name);
+             SP_TLS_CERTS[s->cfg.cert_row].name);
     return PREP_OK;
 }
