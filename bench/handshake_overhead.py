@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import bench_certs
 from sslperf.libs import installed
 from sslperf.libs.model import harness_backend
 from sslperf.measure import harness_client
@@ -37,31 +38,14 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="sslperf-bench-"))
     try:
         backend = harness_backend(lib.flavor)
-        other_api = backend != "openssl"      # another backend: certificates from an OpenSSL-API harness
         minimal = work / "minimal_handshake"
         source = HERE / {"rustls": "minimal_rustls_handshake.c", "wolfssl": "minimal_wolfssl_handshake.c"}.get(
             backend, "minimal_handshake.c")
         subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(source), "-o",
                         str(minimal), *lib.linkage.libs], check=True, timeout=300)
         # The same shape of certificates as the harness makes: a P-256 CA and a P-256 leaf,
-        # and a CA file of ~150 certificates for the client to load (made by an OpenSSL-API harness).
-        maker = installed.find("system") if other_api else lib
-        harness_client.call(maker, "mkcerts", str(work), "150", timeout=300)
-        if other_api:
-            (work / "pem").mkdir(mode=0o700)
-            harness_client.call(maker, "pem-certs", str(work / "pem"), timeout=300)
-        # Any openssl command makes the files; built prefixes have no openssl.cnf for `req`.
-        openssl = Path(shutil.which("openssl") or "openssl")
-        run = lambda *a: subprocess.run([openssl, *a], check=True, capture_output=True, cwd=work, timeout=120)  # noqa
-        run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key",
-            "-out", "ca.pem", "-subj", "/CN=bench CA", "-days", "2")
-        run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "leaf.key", "-out",
-            "leaf.csr", "-subj", "/CN=localhost")
-        (work / "ext").write_text("subjectAltName=DNS:localhost\n")
-        run("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
-            "leaf.pem", "-days", "2", "-extfile", "ext")
-        (work / "cafile.pem").write_text((work / "ca-bundle.pem").read_text() + (work / "ca.pem").read_text())
-        env = {"SSLPERF_CERT_DIR": str(work), "SSLPERF_TLS_PEM_DIR": str(work / "pem")}
+        # and a CA file of ~150 certificates for the client to load.
+        env = bench_certs.make(lib, work)
         ms = int(args.seconds * 1000)
         theirs, ours = [], []
         for _ in range(args.rounds):

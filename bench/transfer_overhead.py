@@ -1,8 +1,10 @@
 """Does the harness's in-memory transfer loop add anything to the library's
 own cost? Bytes per second of `tls/transfer/tls1.3/SUITE/SIZE` against a
-minimal hand-written SSL_write/SSL_read loop over the same API
-(bench/minimal_transfer.c), the same library, alternated over rounds, both
-pinned to one CPU. Target: within 3%.
+minimal hand-written write/read loop over the same API
+(bench/minimal_transfer.c; for rustls and wolfSSL, their own APIs in
+bench/minimal_rustls_transfer.c and bench/minimal_wolfssl_transfer.c), the
+same library, alternated over rounds, both pinned to one CPU. Target:
+within 3%.
 
     .venv/bin/python bench/transfer_overhead.py [--lib system] [--rounds 7] [--seconds 1]
 """
@@ -18,11 +20,20 @@ import sys
 import tempfile
 from pathlib import Path
 
+import bench_certs
 from sslperf.libs import installed
+from sslperf.libs.model import harness_backend
 from sslperf.measure import harness_client, pinning
 
 HERE = Path(__file__).parent
-SUITES = {"aes-128-gcm": "TLS_AES_128_GCM_SHA256", "chacha20-poly1305": "TLS_CHACHA20_POLY1305_SHA256"}
+# Each minimal loop's own name for the suite: OpenSSL's, rustls' codepoint, wolfSSL's.
+SUITES = {
+    "openssl": {"aes-128-gcm": "TLS_AES_128_GCM_SHA256", "chacha20-poly1305": "TLS_CHACHA20_POLY1305_SHA256"},
+    "rustls": {"aes-128-gcm": "0x1301", "chacha20-poly1305": "0x1303"},
+    "wolfssl": {"aes-128-gcm": "TLS13-AES128-GCM-SHA256", "chacha20-poly1305": "TLS13-CHACHA20-POLY1305-SHA256"},
+}
+MINIMAL = {"openssl": "minimal_transfer.c", "rustls": "minimal_rustls_transfer.c",
+           "wolfssl": "minimal_wolfssl_transfer.c"}
 SIZES = (1024, 16384, 1024 * 1024)
 
 
@@ -37,26 +48,23 @@ def main() -> None:
     os.sched_setaffinity(0, {cpu})          # both loops (children inherit it) on one CPU
     work = Path(tempfile.mkdtemp(prefix="sslperf-bench-"))
     try:
+        backend = harness_backend(lib.flavor)
         minimal = work / "minimal_transfer"
-        subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(HERE / "minimal_transfer.c"), "-o",
+        subprocess.run(["cc", "-O2", "-std=c11", *lib.linkage.cflags, str(HERE / MINIMAL[backend]), "-o",
                         str(minimal), *lib.linkage.libs], check=True, timeout=300)
-        openssl = Path(shutil.which("openssl") or "openssl")
-        subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                        "-keyout", "leaf.key", "-out", "leaf.pem", "-subj", "/CN=localhost", "-days", "2"],
-                       check=True, capture_output=True, cwd=work, timeout=120)
-        harness_client.call(lib, "mkcerts", str(work), "1", timeout=300)
-        env = {"SSLPERF_CERT_DIR": str(work)}
+        env = bench_certs.make(lib, work)
         ms = int(args.seconds * 1000)
         print(f"{lib.name} ({lib.version_string}), pinned to CPU {cpu}, {args.rounds} alternating rounds of "
               f"{args.seconds:g} s each")
         print("| case | minimal loop | harness | harness / minimal: median (min … max of the rounds) |")
         print("|---|---:|---:|---:|")
-        for suite, name in SUITES.items():
+        for suite, name in SUITES[backend].items():
             for size in SIZES:
                 case = f"tls/transfer/tls1.3/{suite}/{size}"
                 theirs, ours, ratios = [], [], []
                 for _ in range(args.rounds):
-                    out = subprocess.run([minimal, work / "leaf.pem", work / "leaf.key", name, str(size), str(ms)],
+                    out = subprocess.run([minimal, work / "leaf.pem", work / "leaf.key", work / "cafile.pem", name,
+                                          str(size), str(ms)],
                                          capture_output=True, text=True, timeout=120, check=True).stdout
                     record = harness_client.call(lib, "run", "--time-ms", str(ms // 10), "--samples", "10", case,
                                                  timeout=120, env=env).last

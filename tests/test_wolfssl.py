@@ -97,9 +97,29 @@ def test_wolfssl_variants_and_modes_it_lacks_are_refused_clearly(wolfssl):
     assert "--enable-intelasm" not in variants.wolfssl_configure(variants.lookup(("no-asm",), "wolfssl"))
     with pytest.raises(SslperfError, match="does not apply to wolfssl"):
         variants.lookup(("minimal",), "wolfssl")
-    result = run_cli("tls", "--loopback", "--lib", wolfssl.name, "--no-store")
+    result = run_cli("tls", "--transfer", "--loopback", "--lib", wolfssl.name, "--no-store")
     assert result.returncode == 2 and "is not measured for this library yet" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_wolfssl_and_openssl_serve_each_other_over_loopback_and_prove_the_negotiation(wolfssl):
+    # wolfSSL as client against an OpenSSL server configured for P-256, and OpenSSL as client against a wolfSSL
+    # server: each first handshake is checked before a request is timed, and the note says what was negotiated
+    case = "tls/handshake/tls1.3/p-256/ecdsa-p256/shared"
+    seen = {}
+    for server in ("system", wolfssl.name):
+        result = run_cli("tls", "--loopback", "--lib", "system", "--lib", wolfssl.name, "--server-lib", server,
+                         "--case", case, "--requests", "3", "--json", "--no-store")
+        assert result.returncode == 0, result.stderr
+        for m in json.loads(result.stdout)["measurements"]:
+            if m["case"].endswith("/shared"):
+                seen[(m["lib"], server)] = m
+    for (client, server), m in seen.items():
+        assert m["status"] == "ok" and len(m["ops"]) == 3, m
+        assert f"server: {server}" in m["note"], m
+    assert "TLSv1.3 TLS13-AES128-GCM-SHA256 group SECP256R1" in seen[(wolfssl.name, "system")]["note"]
+    assert "TLSv1.3 TLS_AES_128_GCM_SHA256 group" in seen[("system", wolfssl.name)]["note"]
+    assert "TLSv1.3 TLS13-AES128-GCM-SHA256 group SECP256R1" in seen[(wolfssl.name, wolfssl.name)]["note"]
 
 
 def test_memory_per_wolfssl_connection_is_counted_each_side_apart(wolfssl):

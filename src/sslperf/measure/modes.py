@@ -45,7 +45,7 @@ def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, sou
 
 # Which harness backends have each mode beyond the in-memory cases (their harness's own commands).
 MODE_BACKENDS = {
-    "HTTPS over loopback TCP (--loopback)": ("openssl", "rustls"),
+    "HTTPS over loopback TCP (--loopback)": ("openssl", "rustls", "wolfssl"),
     "bulk transfer over loopback TCP (--transfer --loopback)": ("openssl",),
     "memory per connection (--memory)": ("openssl", "rustls", "wolfssl"),
 }

@@ -127,12 +127,14 @@ static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
         ok = wolfSSL_CTX_UseSupportedCurve(ctx, (word16)groups[i]) == WOLFSSL_SUCCESS;
     if (ok && server && cfg->resume == 2)
         ok = wolfSSL_CTX_NoTicketTLSv12(ctx) == WOLFSSL_SUCCESS;
-    wolfSSL_CTX_SetIORecv(ctx, wtls_pipe_recv);
-    wolfSSL_CTX_SetIOSend(ctx, wtls_pipe_send);
+    if (!cfg->sockets) {                 /* else wolfSSL's own socket I/O, on each connection's fd */
+        wolfSSL_CTX_SetIORecv(ctx, wtls_pipe_recv);
+        wolfSSL_CTX_SetIOSend(ctx, wtls_pipe_send);
+    }
     return ok;
 }
 
-static WOLFSSL_CTX *client_ctx(const wtls_config *cfg, const char *roots)
+WOLFSSL_CTX *wtls_client_ctx(const wtls_config *cfg, const char *roots)
 {
     WOLFSSL_CTX *ctx = wolfSSL_CTX_new(cfg->tls13 ? wolfTLSv1_3_client_method() : wolfTLSv1_2_client_method());
     if (ctx && configure(ctx, cfg, 0) && wolfSSL_CTX_load_verify_locations(ctx, roots, NULL) == WOLFSSL_SUCCESS
@@ -161,7 +163,7 @@ prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL
     if (wolfSSL_CTX_use_certificate_file(*server, cert, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS
         || wolfSSL_CTX_use_PrivateKey_file(*server, key, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS)
         return prep_na(res, "this wolfSSL build does not take the %s certificate and key", SP_TLS_CERTS[cfg->cert_row].name);
-    if (!cfg->new_ctx && !(*client = client_ctx(cfg, roots)))
+    if (!cfg->new_ctx && !(*client = wtls_client_ctx(cfg, roots)))
         return prep_na(res, "the client cannot be set up for group %s", SP_TLS_GROUPS[cfg->group_row].name);
     return PREP_OK;
 }
@@ -201,7 +203,7 @@ static int step(wtls_state *s, WOLFSSL *ssl, int server, int *done, uint64_t *sp
 static int handshake(wtls_state *s)
 {
     uint64_t t0 = now(s);
-    WOLFSSL_CTX *cctx = s->cfg.new_ctx ? client_ctx(&s->cfg, sp_roots_file()) : s->client_ctx;
+    WOLFSSL_CTX *cctx = s->cfg.new_ctx ? wtls_client_ctx(&s->cfg, sp_roots_file()) : s->client_ctx;
     s->client = cctx ? wolfSSL_new(cctx) : NULL;
     int ok = s->client && wolfSSL_UseSNI(s->client, WOLFSSL_SNI_HOST_NAME, "localhost", 9) == WOLFSSL_SUCCESS
              && wolfSSL_check_domain_name(s->client, "localhost") == WOLFSSL_SUCCESS
@@ -290,23 +292,24 @@ static void release_state(void *p)
 }
 
 /* What the pair negotiated against what was asked: "" and `checked` filled, or the problem. */
-static void check_pair(wtls_state *s, int expect_resumed, char *problem, size_t plen, char *checked, size_t clen)
+void wtls_check(const wtls_config *cfg, WOLFSSL *client, int expect_resumed, char *problem, size_t plen,
+                char *checked, size_t clen)
 {
-    const char *version = wolfSSL_get_version(s->client), *suite = wolfSSL_get_cipher_name(s->client);
-    const char *group = wolfSSL_get_curve_name(s->client);
-    int resumed = wolfSSL_session_reused(s->client) == 1;
+    const char *version = wolfSSL_get_version(client), *suite = wolfSSL_get_cipher_name(client);
+    const char *group = wolfSSL_get_curve_name(client);
+    int resumed = wolfSSL_session_reused(client) == 1;
     problem[0] = '\0';
-    if (strcmp(version, s->cfg.tls13 ? "TLSv1.3" : "TLSv1.2") != 0)
+    if (strcmp(version, cfg->tls13 ? "TLSv1.3" : "TLSv1.2") != 0)
         snprintf(problem, plen, "negotiated %s, not the version asked", version);
-    else if (!suite || strstr(suite_name(&s->cfg), suite) == NULL)
+    else if (!suite || strstr(suite_name(cfg), suite) == NULL)
         snprintf(problem, plen, "negotiated cipher suite %s", suite ? suite : "(none)");
     else if (expect_resumed != resumed)
         snprintf(problem, plen, expect_resumed ? "the session was not resumed" : "a full handshake resumed");
-    else if (!(resumed && !s->cfg.tls13) && (!group || strcmp(group, GROUPS[s->cfg.group_row].reported) != 0))
-        snprintf(problem, plen, "negotiated another group than %s: %s", SP_TLS_GROUPS[s->cfg.group_row].name,
+    else if (!(resumed && !cfg->tls13) && (!group || strcmp(group, GROUPS[cfg->group_row].reported) != 0))
+        snprintf(problem, plen, "negotiated another group than %s: %s", SP_TLS_GROUPS[cfg->group_row].name,
                  group ? group : "(none)");
     else
-        snprintf(checked, clen, "%s %s group %s%s", version, suite, resumed && !s->cfg.tls13 ? "(none: resumed)"
+        snprintf(checked, clen, "%s %s group %s%s", version, suite, resumed && !cfg->tls13 ? "(none: resumed)"
                  : group, resumed ? " resumed" : "");
 }
 
@@ -317,7 +320,7 @@ static prep_status check_first(wtls_state *s, int expect_resumed, prep_result *r
         close_pair(s);
         return prep_error(res, "the handshake failed");
     }
-    check_pair(s, expect_resumed, problem, sizeof(problem), checked, clen);
+    wtls_check(&s->cfg, s->client, expect_resumed, problem, sizeof(problem), checked, clen);
     if (!problem[0] && s->cfg.resume && !s->session && !(s->session = wolfSSL_get1_session(s->client)))
         snprintf(problem, sizeof(problem), "the server gave no resumable session");
     close_pair(s);
@@ -430,7 +433,7 @@ static prep_status prepare_transfer(const case_name *name, bench_case *out, prep
             status = prep_error(res, "the handshake failed");
     }
     if (status == PREP_OK) {
-        check_pair(&s->pair, 0, problem, sizeof(problem), seen, sizeof(seen));
+        wtls_check(&s->pair.cfg, s->pair.client, 0, problem, sizeof(problem), seen, sizeof(seen));
         fill_pattern(s->out, s->size, 7);
         memset(s->in, 0, s->size);
         if (problem[0])

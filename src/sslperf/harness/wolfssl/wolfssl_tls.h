@@ -1,4 +1,4 @@
-/* wolfSSL TLS connections as tls.c makes them, shared with memory.c. */
+/* wolfSSL TLS connections as tls.c makes them, shared with memory.c and loopback.c. */
 #ifndef SSLPERF_WOLFSSL_TLS_H
 #define SSLPERF_WOLFSSL_TLS_H
 
@@ -11,6 +11,7 @@
 
 typedef struct {
     int tls13, group_row, cert_row, suite_row, new_ctx, resume;
+    int sockets;             /* the contexts use wolfSSL's socket I/O (loopback.c), not the in-memory pipes */
 } wtls_config;
 
 /* One direction's records: what a side's I/O callbacks write to and read from. */
@@ -22,6 +23,12 @@ typedef struct {
 prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res);
 /* The server context, and the client's unless each connection makes its own (cfg->new_ctx). */
 prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL_CTX **client, prep_result *res);
+/* A client context trusting the PEM file `roots`. */
+WOLFSSL_CTX *wtls_client_ctx(const wtls_config *cfg, const char *roots);
+/* What `client` negotiated against `cfg` (and whether it resumed): `problem` "" and `checked` filled, or the
+ * problem. */
+void wtls_check(const wtls_config *cfg, WOLFSSL *client, int expect_resumed, char *problem, size_t plen,
+                char *checked, size_t clen);
 /* The contexts' I/O callbacks; a connection's I/O contexts are its two pipe_bufs. */
 int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx);
 int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx);
