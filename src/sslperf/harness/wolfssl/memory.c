@@ -29,22 +29,13 @@
 typedef struct {
     WOLFSSL *client, *server;
     pipe_buf to_server, to_client;
-    char client_done, server_done;
+    int client_done, server_done;
 } connection;
 
 static size_t in_use(void)
 {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
-}
-
-static int step(WOLFSSL *ssl, int server, char *done)
-{
-    int rc = server ? wolfSSL_accept(ssl) : wolfSSL_connect(ssl);
-    if (rc == WOLFSSL_SUCCESS)
-        return *done = 1;
-    int err = wolfSSL_get_error(ssl, rc);
-    return err == WOLFSSL_ERROR_WANT_READ || err == WOLFSSL_ERROR_WANT_WRITE;
 }
 
 static int make_pipes(connection *c)
@@ -110,9 +101,9 @@ int wolf_memory(int argc, char **argv)
     long established = 0;
     for (int round = 0; ok && established < n && round < 64; round++) {
         for (long i = 0; ok && i < n; i++)
-            ok = conns[i].client_done || step(conns[i].client, 0, &conns[i].client_done);
+            ok = conns[i].client_done || wtls_step(conns[i].client, 0, &conns[i].client_done);
         for (long i = 0; ok && i < n; i++)
-            ok = conns[i].server_done || step(conns[i].server, 1, &conns[i].server_done);
+            ok = conns[i].server_done || wtls_step(conns[i].server, 1, &conns[i].server_done);
         size_t now = in_use();
         if (now > peak)
             peak = now;

@@ -29,6 +29,8 @@ WOLFSSL_CTX *wtls_client_ctx(const wtls_config *cfg, const char *roots);
  * problem. */
 void wtls_check(const wtls_config *cfg, WOLFSSL *client, int expect_resumed, char *problem, size_t plen,
                 char *checked, size_t clen);
+/* One wolfSSL_accept (server) or wolfSSL_connect step: 1 while it goes on or is done (*done set), 0 on failure. */
+int wtls_step(WOLFSSL *ssl, int server, int *done);
 /* The contexts' I/O callbacks; a connection's I/O contexts are its two pipe_bufs. */
 int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx);
 int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx);
