@@ -54,7 +54,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)", TRANSFER_GROUP), "tls",
            label=lambda m: " ".join(m.case.split("/")[1:])),
     Family("tls-loopback", ("TLS over loopback (HTTPS GET)", TRANSFER_TCP_GROUP), "loopback",
-           label=lambda m: "GET " + " ".join(m.case.split("/")[2:])),
+           label=lambda m: ("QUIC GET " if m.case.startswith("tls/quic/") else "GET ")
+           + " ".join(m.case.split("/")[2:])),
     Family("tls-memory", ("TLS memory per connection",), "memory",
            label=lambda m: " ".join(m.case.split("/")[2:5])),
     Family("afalg", ("Kernel crypto (AF_ALG) and the library, per request size",), "rates", throughput=True),

@@ -1,10 +1,12 @@
 """TLS over real loopback connections (curl's pattern in its 1.1.1 → 3.0
 regression), driven through the harness's https-server and https-get
-commands. Servers listen on 127.0.0.1 only, serve a bounded number of
-connections and stop by themselves."""
+commands, and QUIC over loopback UDP through quic-server and quic-get.
+Servers listen on 127.0.0.1 only, serve a bounded number of connections and
+stop by themselves."""
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 from sslperf.libs.model import Lib, harness_backend
@@ -17,18 +19,44 @@ from sslperf.results import Measurement
 def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str, ctx: str,
              requests: int) -> Measurement:
     """`requests` sequential HTTPS GETs from `client` to a server of `server`."""
-    case = make("tls/loopback", protocol=proto, group=group, cert=cert, client=ctx)
-    m = case.result(client.name, unit="ops", note=f"server: {server.name}")
+    m = make("tls/loopback", protocol=proto, group=group, cert=cert, client=ctx).result(
+        client.name, unit="ops", note=f"server: {server.name}")
+    return _requests(m, client, server, cert_dir, ("https-server", str(cert_dir), proto, group, cert),
+                     ("https-get", proto, group, cert, ctx), requests)
+
+
+def quic(client: Lib, server: Lib, cert_dir: Path, group: str, cert: str, requests: int) -> Measurement:
+    """`requests` sequential GETs from `client` to a server of `server`, each on a new QUIC connection over
+    loopback UDP (OpenSSL's QUIC stack, ALPN "sslperf"), the request on one bidirectional stream."""
+    m = make("tls/quic", group=group, cert=cert).result(client.name, unit="ops", note=f"server: {server.name}")
+    return _requests(m, client, server, cert_dir, ("quic-server", str(cert_dir), group, cert),
+                     ("quic-get", group, cert), requests)
+
+
+def against_tcp(quic_m: Measurement, tcp: Measurement) -> Measurement:
+    """The QUIC measurement, its note saying what it costs against TLS 1.3 over TCP of the same library, group
+    and certificate measured just before it: median time to a finished handshake and to the whole response."""
+    if quic_m.status == "ok" and tcp.status == "ok":
+        ratios = [statistics.median(quic_m.extra[k]) / statistics.median(tcp.extra[k])
+                  for k in ("pretransfer_ns", "total_ns")]
+        quic_m.note += f"; against TCP+TLS 1.3: handshake ×{ratios[0]:.2f}, whole request ×{ratios[1]:.2f}"
+    return quic_m
+
+
+def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tuple[str, ...],
+              get: tuple[str, ...], requests: int) -> Measurement:
+    """A server (`serve`: its command and arguments) of `server` on one CPU and the client (`get`: its command
+    and arguments, the port and CA file put after the command) of `client` on another: one warm-up request,
+    then `requests` timed ones; `m` takes the per-request times, or the reason there are none."""
     env = certificates.env(cert_dir)
     server_cpu, client_cpu = pinning.loopback_cpus()
-    with Server(server, "https-server", str(cert_dir), proto, group, cert, str(requests + 1), env=env,
-                cpu=server_cpu) as running:
+    with Server(server, *serve, str(requests + 1), env=env, cpu=server_cpu) as running:
         hello = running.line(timeout=120)
         if hello["type"] != "listening":
-            m.status = "n/a" if "cannot make" in hello.get("reason", "") else "error"
+            m.status = "n/a" if hello["type"] == "na" else "error"
             m.reason = f"server: {hello.get('reason')}"
             return m
-        args = ("https-get", str(hello["port"]), hello["ca_file"], proto, group, cert, ctx)
+        args = (get[0], str(hello["port"]), hello["ca_file"], *get[1:])
         try:
             # One warm-up request, so the first measured one is not the process's first.
             call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
@@ -36,6 +64,9 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
                          cpu=client_cpu).last
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
+            return m
+        if reply.get("type") == "na":
+            m.status, m.reason = "n/a", f"client: {reply.get('reason')}"
             return m
         if reply.get("type") != "requests" or reply.get("error"):
             m.reason = reply.get("error") or reply.get("reason") or "the client gave no result"

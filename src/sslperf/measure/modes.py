@@ -26,6 +26,9 @@ from sslperf.results import Run
 
 # The curl regression's two connection shapes, measured when no case is chosen.
 CURL_SHAPES = [("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048")]
+# QUIC beside TCP+TLS 1.3 when no case is chosen: the groups operators weigh, and RSA's bigger flight.
+QUIC_SHAPES = [("x25519", "ecdsa-p256"), ("p-256", "ecdsa-p256"), ("x25519mlkem768", "ecdsa-p256"),
+               ("x25519", "rsa-2048")]
 
 
 def run_cases(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
@@ -48,6 +51,7 @@ MODE_BACKENDS = {
     "HTTPS over loopback TCP (--loopback)": ("openssl", "rustls", "wolfssl"),
     "bulk transfer over loopback TCP (--transfer --loopback)": ("openssl",),
     "memory per connection (--memory)": ("openssl", "rustls", "wolfssl"),
+    "QUIC over loopback UDP (--quic)": ("openssl",),
 }
 
 
@@ -98,6 +102,34 @@ def run_loopback(libs: list[Lib], cases: list[Case], store, request: TlsRequest,
                                                   cert, request.requests))
                     else:
                         keep(curl_client.case(proto, group, cert).result(lib.name, "n/a", refused[lib.name]))
+    return record(run, store, "sslperf tls", measure)
+
+
+def run_quic(libs: list[Lib], cases: list[Case], store, request: TlsRequest) -> Run:
+    """GETs each on a new connection over 127.0.0.1: QUIC over UDP (OpenSSL's own QUIC stack) and, for each
+    library and shape in turn, TLS 1.3 over TCP with a shared client context, so that each QUIC row says what it
+    costs against TCP+TLS. The groups and certificates of the chosen TLS 1.3 cases (at most four), else
+    QUIC_SHAPES."""
+    _refuse_other_backends(libs + ([request.server] if request.server else []), "QUIC over loopback UDP (--quic)")
+    run = new_run(libs, {"suite": "tls-quic", "requests": request.requests,
+                         "server_lib": request.server and request.server.name})
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
+    run.environment["path"] = "loopback, no emulated delay or loss"
+    shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
+                                if c.id.startswith("tls/handshake/tls1.3/")))
+    shapes = shapes[:4] if request.chosen else QUIC_SHAPES
+
+    def measure(keep: Keep) -> None:
+        server = request.server
+        with certificates.made_by(*libs, *([server] if server else [])) as cert_dir:
+            for group, cert in shapes:
+                for lib in libs:
+                    tcp = loopback.loopback(lib, server or lib, cert_dir, "tls1.3", group, cert, "shared",
+                                            request.requests)
+                    keep(tcp)
+                    keep(loopback.against_tcp(loopback.quic(lib, server or lib, cert_dir, group, cert,
+                                                            request.requests), tcp))
     return record(run, store, "sslperf tls", measure)
 
 
@@ -176,6 +208,8 @@ def tls(request: TlsRequest, libs: list[Lib], cases: list[Case], settings: Setti
         return run_transfer_tcp(libs, cases, store, request.seconds, request.rounds)
     if request.mode == "loopback":
         return run_loopback(libs, cases, store, request, on_build)
+    if request.mode == "quic":
+        return run_quic(libs, cases, store, request)
     if request.mode == "memory":
         return run_memory(libs, cases, store, request.connections, request.chosen)
     if request.mode == "threads":

@@ -77,7 +77,12 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
                 thread_mode: str, connections: str, time_ms: float, samples: int, **rest) -> TlsRequest:
     """The one measurement the `tls` options ask for; a combination that is
     two measurements is refused before anything runs."""
-    chosen = [name for name, on in (("--loopback", loopback), ("--threads", thread_list), ("--memory", memory)) if on]
+    quic = rest.pop("quic", False)
+    chosen = [name for name, on in (("--loopback", loopback), ("--quic", quic), ("--threads", thread_list),
+                                    ("--memory", memory)) if on]
+    if quic and transfer:
+        raise SslperfError("--quic measures new connections, each with one request; QUIC bulk transfer is not "
+                           "measured yet.", hint="Leave out --transfer, or use --transfer --loopback for TCP.")
     if client != "harness" and not loopback:
         raise SslperfError("--client chooses who makes the loopback requests; it needs --loopback.",
                            hint="e.g. `sslperf tls --loopback --client curl --lib openssl-3.0`.")
@@ -89,8 +94,8 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
     if thread_mode == "shared" and thread_list and transfer:
         raise SslperfError("--thread-mode shared shares one SSL_CTX between handshakes; bulk transfers run on "
                            "connections of their own.", hint="Use --thread-mode own (or libctx) with --transfer.")
-    mode = ("transfer-tcp" if loopback and transfer else "loopback" if loopback else "memory" if memory
-            else "threads" if thread_list else "runner")
+    mode = ("transfer-tcp" if loopback and transfer else "loopback" if loopback else "quic" if quic
+            else "memory" if memory else "threads" if thread_list else "runner")
     seconds, rounds = (max(time_ms, TRANSFER_TCP_MIN_MS) / 1000, max(samples // 2, TRANSFER_TCP_ROUNDS)) \
         if mode == "transfer-tcp" else (time_ms / 1000, max(samples // 3, THREAD_ROUNDS))
     return TlsRequest(mode, seconds, rounds, client=client, thread_mode=thread_mode,

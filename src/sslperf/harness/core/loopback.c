@@ -32,14 +32,24 @@ int listen_loopback(struct sockaddr_in *addr, int backlog)
     return fd;
 }
 
-void sp_loopback_fail(const char *what, const char *detail)
+static void refusal(const char *type, const char *what, const char *detail)
 {
     char reason[REASON_MAX + 100];
     snprintf(reason, sizeof(reason), "%s%s%s", what, detail && *detail ? ": " : "", detail ? detail : "");
-    printf("{\"type\":\"error\",\"reason\":");
+    printf("{\"type\":\"%s\",\"reason\":", type);
     json_string(reason);
     printf("}\n");
     fflush(stdout);
+}
+
+void sp_loopback_fail(const char *what, const char *detail)
+{
+    refusal("error", what, detail);
+}
+
+void sp_loopback_na(const char *what, const char *detail)
+{
+    refusal("na", what, detail);
 }
 
 int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx)

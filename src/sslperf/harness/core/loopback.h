@@ -16,6 +16,8 @@
 int listen_loopback(struct sockaddr_in *addr, int backlog);
 /* {"type":"error","reason":"WHAT: DETAIL"} on stdout. */
 void sp_loopback_fail(const char *what, const char *detail);
+/* {"type":"na","reason":"WHAT: DETAIL"}: the library cannot do what was asked (a group it lacks). */
+void sp_loopback_na(const char *what, const char *detail);
 /* The server: prints {"type":"listening",...} with the port and the CA file a client must trust, then gives each
  * accepted connection (TCP_NODELAY set) to `serve`, which answers one GET; stops after `max_connections`, or
  * after 30 s without one. 0, or 1 when it cannot listen. */

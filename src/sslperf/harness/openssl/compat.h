@@ -2,6 +2,7 @@
  *
  *   SP_OSSL3     OpenSSL 3.x/4.x: providers, EVP_*_fetch, EVP_MAC, OSSL_PARAM
  *   SP_OSSL_PQC  OpenSSL 3.5+: ML-KEM and ML-DSA through EVP_PKEY
+ *   SP_OSSL_QUIC OpenSSL 3.5+ built with QUIC: its QUIC client and server
  *   SP_BSSL      BoringSSL or AWS-LC: EVP_AEAD, CRYPTO_poly1305, no providers
  *   SP_AWSLC     AWS-LC (ML-KEM/ML-DSA through EVP_PKEY_KEM / EVP_PKEY_PQDSA)
  *   SP_LIBRESSL  LibreSSL (1.1-style EVP; EVP_AEAD too)
@@ -47,6 +48,14 @@
 #define SP_OSSL_PQC 1
 #else
 #define SP_OSSL_PQC 0
+#endif
+
+/* A QUIC server (SSL_new_listener) came with OpenSSL 3.5; BoringSSL's and AWS-LC's QUIC API needs a QUIC stack
+ * of one's own, and LibreSSL has none. */
+#if SP_OSSL3 && OPENSSL_VERSION_NUMBER >= 0x30500000L && !defined(OPENSSL_NO_QUIC)
+#define SP_OSSL_QUIC 1
+#else
+#define SP_OSSL_QUIC 0
 #endif
 
 #if defined(OPENSSL_IS_BORINGSSL) && !defined(OPENSSL_IS_AWSLC)

@@ -15,6 +15,8 @@ prep_status prepare_afalg(const case_name *name, bench_case *out, prep_result *r
 int make_certs(const char *dir, int count);
 int https_server(int argc, char **argv);
 int https_get(int argc, char **argv);
+int quic_server(int argc, char **argv);     /* quic.c */
+int quic_get(int argc, char **argv);
 int check_config(int argc, char **argv);
 int memory_mode(int argc, char **argv);   /* memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */

@@ -77,7 +77,7 @@ int https_server(int argc, char **argv)
     }
     setenv("SSLPERF_CERT_DIR", argv[0], 1);
     if (tls_make_ctxs(&cfg, &server, &unused, ca_file, sizeof(ca_file), &res) != PREP_OK) {
-        sp_loopback_fail("cannot set up the server", res.reason);
+        (res.status == PREP_NA ? sp_loopback_na : sp_loopback_fail)("cannot set up the server", res.reason);
         return 1;
     }
     SSL_CTX_free(unused);

@@ -17,6 +17,7 @@ typedef struct {
     int suite_row;            /* its row in tls_setup.c's SUITES (0, AES-128-GCM, for handshakes) */
     int new_ctx;              /* a new client SSL_CTX (with CA load) per connection */
     int resume;               /* 0, or resume by ticket (1) or session id (2) */
+    int quic;                 /* contexts of OpenSSL's QUIC methods (quic.c), not TLS over a stream */
     char note[REASON_MAX];
 } tls_config;
 

@@ -19,6 +19,9 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#if SP_OSSL_QUIC
+#include <openssl/quic.h>
+#endif
 
 /* OpenSSL's names for the rows of tls_names.h's tables, in their order. */
 static const struct {
@@ -172,9 +175,19 @@ static int configure(SSL_CTX *ctx, const tls_config *cfg, int server)
     return ok;
 }
 
+static const SSL_METHOD *method(const tls_config *cfg, int server)
+{
+#if SP_OSSL_QUIC
+    if (cfg->quic)
+        return server ? OSSL_QUIC_server_method() : OSSL_QUIC_client_method();
+#endif
+    return cfg->quic ? NULL : server ? TLS_server_method() : TLS_client_method();
+}
+
 SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file)
 {
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    const SSL_METHOD *client = method(cfg, 0);
+    SSL_CTX *ctx = client ? SSL_CTX_new(client) : NULL;
     if (ctx && configure(ctx, cfg, 0) && SSL_CTX_load_verify_locations(ctx, ca_file, NULL)) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
         return ctx;
@@ -198,7 +211,7 @@ prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, c
     else if (!write_ca_file(ca, ca_file, ca_file_len))
         status = prep_na(res, "no certificate directory (SSLPERF_CERT_DIR is set by `sslperf tls`)");
     if (status == PREP_OK) {
-        *server = SSL_CTX_new(TLS_server_method());
+        *server = method(cfg, 1) ? SSL_CTX_new(method(cfg, 1)) : NULL;
         if (!*server || !configure(*server, cfg, 1) || !SSL_CTX_use_certificate(*server, leaf)
             || !SSL_CTX_use_PrivateKey(*server, key))
             status = prep_na(res, "the server cannot be set up for %s with %s and %s", cfg->proto == TLS1_3_VERSION
@@ -307,12 +320,14 @@ void tls_group_name(const SSL *client, char *out, size_t len)
 
 void list_tls(void)
 {
-    /* In memory (tls.c, transfer.c), over loopback (loopback.c, transfer_tcp.c) and memory (memory.c). */
+    /* In memory (tls.c, transfer.c), over loopback (loopback.c, transfer_tcp.c, QUIC: quic.c) and memory
+     * (memory.c). */
     static const id_template IDS[] = {
         {"tls/handshake/{protocol}/{group}/{cert}/{context}", NULL, "{group} {cert}", "handshake-{context}"},
         {"tls/resume/{protocol}/{resumption}/{group}/{cert}", NULL, "{group} {cert}", "resume-{resumption}"},
         {"tls/transfer/{protocol}/{suite}/{size}", NULL, "{suite}", "transfer-{protocol}"},
         {"tls/loopback/{protocol}/{group}/{cert}/{client}", "tls-loopback", "{group} {cert}", "get-{client}"},
+        {"tls/quic/{group}/{cert}", "tls-loopback", "{group} {cert}", "quic"},          /* quic.c */
         {"tls/transfer-tcp/{protocol}/{suite}/{size}/{kernel}", "tls-loopback", "{suite}", "transfer-tcp-{kernel}"},
         {"tls/memory/{protocol}/{group}/{cert}", "tls-memory", "{group} {cert}", "memory-{protocol}"},
     };

@@ -136,7 +136,7 @@ int rustls_https_server(int argc, char **argv)
     setenv("SSLPERF_CERT_DIR", argv[0], 1);
     const char *roots = rtls_roots_file(&res);
     if (!roots || rtls_make_configs(&cfg, &server, &unused, &res) != PREP_OK) {
-        sp_loopback_fail("cannot set up the server", res.reason);
+        (res.status == PREP_NA ? sp_loopback_na : sp_loopback_fail)("cannot set up the server", res.reason);
         return 1;
     }
     int rc = sp_https_serve(atoi(argv[4]), roots, serve_one, (void *)server);

@@ -75,7 +75,7 @@ int wolf_https_server(int argc, char **argv)
     setenv("SSLPERF_CERT_DIR", argv[0], 1);
     const char *roots = sp_roots_file();
     if (!roots || wtls_make_ctxs(&cfg, &server, &unused, &res) != PREP_OK) {
-        sp_loopback_fail("cannot set up the server", roots ? res.reason : "no certificate directories");
+        (res.status == PREP_NA ? sp_loopback_na : sp_loopback_fail)("cannot set up the server", roots ? res.reason : "no certificate directories");
         wolfSSL_CTX_free(server);
         return 1;
     }
