@@ -9,6 +9,7 @@ import pytest
 from conftest import run_cli
 
 from sslperf.libs import installed
+from sslperf.measure import loopback
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Server
 
@@ -61,9 +62,31 @@ def test_the_quic_server_binds_loopback_only(built_openssl3, in_e2e_cache):
         assert udp_sockets_on(hello["port"]) == [f"0100007F:{hello['port']:04X}"]
 
 
+def test_quic_transfer_bytes_are_checked_by_the_reader(built_openssl3, in_e2e_cache, monkeypatch):
+    lib = installed.find(built_openssl3)
+    with made_by(lib) as cert_dir:
+        sent = loopback.quic_transfer(lib, cert_dir, "chacha20-poly1305", 16384, 200, 1)
+        assert sent.status == "ok" and sent.ops[0] > 0, sent.reason
+        assert "QUICv1 TLS_CHACHA20_POLY1305_SHA256 group x25519 ALPN sslperf" in sent.note, sent.note
+        assert sent.extra["client_cpu_ns"][0] > 0 and sent.extra["server_cpu_ns"][0] > 0
+        monkeypatch.setenv("SSLPERF_TRANSFER_FLIP_A_BYTE", "1")      # the writer changes one byte of its buffer
+        flipped = loopback.quic_transfer(lib, cert_dir, "chacha20-poly1305", 16384, 200, 1)
+    assert flipped.status == "error" and "differing from what was written" in flipped.reason, flipped.reason
+
+
+def test_quic_transfer_runs_beside_tcp(built_openssl3, in_e2e_cache):
+    result = run_cli("tls", "--quic", "--transfer", "--lib", built_openssl3, "--time", "250",
+                     "--case", "tls/transfer/tls1.3/aes-128-gcm/16384", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
+    assert set(got) == {"tls/transfer-tcp/tls1.3/aes-128-gcm/16384/no-ktls", "tls/quic-transfer/aes-128-gcm/16384"}
+    assert all(m["status"] == "ok" for m in got.values()), got
+    assert "against TCP+TLS 1.3: throughput ×" in got["tls/quic-transfer/aes-128-gcm/16384"]["note"]
+
+
 def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):
-    result = run_cli("tls", "--quic", "--transfer", "--lib", "system", "--no-store")
-    assert result.returncode == 2 and "QUIC bulk transfer is not measured yet" in result.stderr, result.stderr
+    result = run_cli("tls", "--quic", "--loopback", "--lib", "system", "--no-store")
+    assert result.returncode == 2 and "are different measurements" in result.stderr, result.stderr
     result = run_cli("tls", "--quic", "--lib", "rustls-0.15+ring", "--no-store")
     assert result.returncode == 2, result.stderr
     assert "QUIC over loopback UDP (--quic) is not measured for this library yet" in result.stderr, result.stderr

@@ -79,7 +79,8 @@ def tls_group(family_name: str, case_id: str) -> str:
     """TLS in memory (handshakes, resumption or bulk transfer) or over loopback (requests or bulk
     transfer), by the id's second part."""
     kind = case_id.split("/")[1]
-    return FAMILIES[family_name].groups[{"resume": 1, "transfer": 2, "transfer-tcp": 1}.get(kind, 0)]
+    second = {"resume": 1, "transfer": 2, "transfer-tcp": 1, "quic-transfer": 1}
+    return FAMILIES[family_name].groups[second.get(kind, 0)]
 
 
 def table_of(group: str, family_name: str) -> str:

@@ -139,3 +139,53 @@ def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, millis
         m.note = (f"{sent['cipher']}; kernel TLS {'used for sending' if sent['ktls_send'] else 'off'}; "
                   f"kernel tls module: {hello['kernel_tls']}")
     return m
+
+
+def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds: int, rounds: int) -> Measurement:
+    """Bulk transfer on one QUIC stream over loopback UDP: per round a fresh server and client, the client writing
+    `size`-byte writes for `milliseconds` and then waiting for the server's count of what it read, every byte
+    checked, so the wall time runs until the reader has everything."""
+    m = make("tls/quic-transfer", suite=suite, size=size).result(lib.name, unit="bytes", bytes_per_op=size)
+    env = certificates.env(cert_dir)
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    for _ in range(rounds):
+        with Server(lib, "quic-transfer-server", str(cert_dir), suite, str(size), env=env,
+                    cpu=server_cpu) as running:
+            hello = running.line(timeout=120)
+            if hello["type"] != "listening":
+                m.status, m.reason = ("n/a" if hello["type"] == "na" else "error"), hello.get("reason")
+                return m
+            try:
+                sent = call(lib, "quic-transfer-client", str(hello["port"]), hello["ca_file"], suite, str(size),
+                            str(milliseconds), timeout=120 + milliseconds / 1000, env=env, ok_codes=None,
+                            cpu=client_cpu).last
+                received = running.line(timeout=120)
+            except HarnessError as failed:
+                m.status, m.reason = "error", failed.message
+                return m
+        if sent.get("type") != "sent" or not sent.get("ok") or not received.get("ok"):
+            m.status, m.reason = "error", sent.get("reason") or "the transfer failed"
+            return m
+        if received["bytes"] != sent["bytes"] or received["mismatched_pieces"]:
+            m.status = "error"
+            m.reason = (f"the server received {received['bytes']} bytes ({received['mismatched_pieces']} pieces "
+                        f"differing from what was written), the client sent {sent['bytes']}")
+            return m
+        m.ops.append(sent["writes"])
+        m.wall_ns.append(sent["wall_ns"])
+        m.cpu_ns.append(sent["cpu_ns"] + received["cpu_ns"])
+        m.extra = m.extra or {"client_cpu_ns": [], "server_cpu_ns": []}
+        m.extra["client_cpu_ns"].append(sent["cpu_ns"])
+        m.extra["server_cpu_ns"].append(received["cpu_ns"])
+        m.note = f"{sent['checked']}; one stream; the time runs until the reader has every byte"
+    return m
+
+
+def transfer_against_tcp(quic_m: Measurement, tcp: Measurement) -> Measurement:
+    """The QUIC transfer, its note saying its throughput against TLS 1.3 over TCP measured just before it."""
+    rates = [statistics.median(ops * m.bytes_per_op * 1e9 / ns for ops, ns in zip(m.ops, m.wall_ns))
+             for m in (quic_m, tcp) if m.status == "ok" and m.ops]
+    if len(rates) == 2:
+        quic_m.note += f"; against TCP+TLS 1.3: throughput ×{rates[0] / rates[1]:.2f}"
+    return quic_m
+

@@ -133,6 +133,29 @@ def run_quic(libs: list[Lib], cases: list[Case], store, request: TlsRequest) -> 
     return record(run, store, "sslperf tls", measure)
 
 
+def run_quic_transfer(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
+    """Bulk transfer on one QUIC stream over loopback UDP and, just before it for each library and shape, TLS 1.3
+    over loopback TCP (kernel TLS off): per TLS 1.3 transfer case's suite and write size."""
+    _refuse_other_backends(libs, "QUIC over loopback UDP (--quic)")
+    run = new_run(libs, {"suite": "tls-quic-transfer", "seconds": seconds, "rounds": rounds})
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
+    run.environment["path"] = "loopback, no emulated delay or loss"
+    shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
+                                if c.id.startswith("tls/transfer/tls1.3/")))
+
+    def measure(keep: Keep) -> None:
+        with certificates.made_by(*libs) as cert_dir:
+            for suite, size in shapes:
+                for lib in libs:
+                    ms = int(seconds * 1000)
+                    tcp = loopback.transfer(lib, cert_dir, "tls1.3", suite, int(size), ms, rounds, False)
+                    keep(tcp)
+                    keep(loopback.transfer_against_tcp(
+                        loopback.quic_transfer(lib, cert_dir, suite, int(size), ms, rounds), tcp))
+    return record(run, store, "sslperf tls", measure)
+
+
 def run_transfer_tcp(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
     """The transfer cases over loopback TCP, kernel TLS off and on."""
     _refuse_other_backends(libs, "bulk transfer over loopback TCP (--transfer --loopback)")
@@ -210,6 +233,8 @@ def tls(request: TlsRequest, libs: list[Lib], cases: list[Case], settings: Setti
         return run_loopback(libs, cases, store, request, on_build)
     if request.mode == "quic":
         return run_quic(libs, cases, store, request)
+    if request.mode == "quic-transfer":
+        return run_quic_transfer(libs, cases, store, request.seconds, request.rounds)
     if request.mode == "memory":
         return run_memory(libs, cases, store, request.connections, request.chosen)
     if request.mode == "threads":

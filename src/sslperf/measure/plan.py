@@ -80,9 +80,6 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
     quic = rest.pop("quic", False)
     chosen = [name for name, on in (("--loopback", loopback), ("--quic", quic), ("--threads", thread_list),
                                     ("--memory", memory)) if on]
-    if quic and transfer:
-        raise SslperfError("--quic measures new connections, each with one request; QUIC bulk transfer is not "
-                           "measured yet.", hint="Leave out --transfer, or use --transfer --loopback for TCP.")
     if client != "harness" and not loopback:
         raise SslperfError("--client chooses who makes the loopback requests; it needs --loopback.",
                            hint="e.g. `sslperf tls --loopback --client curl --lib openssl-3.0`.")
@@ -94,10 +91,11 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
     if thread_mode == "shared" and thread_list and transfer:
         raise SslperfError("--thread-mode shared shares one SSL_CTX between handshakes; bulk transfers run on "
                            "connections of their own.", hint="Use --thread-mode own (or libctx) with --transfer.")
-    mode = ("transfer-tcp" if loopback and transfer else "loopback" if loopback else "quic" if quic
+    mode = ("transfer-tcp" if loopback and transfer else "loopback" if loopback
+            else "quic-transfer" if quic and transfer else "quic" if quic
             else "memory" if memory else "threads" if thread_list else "runner")
     seconds, rounds = (max(time_ms, TRANSFER_TCP_MIN_MS) / 1000, max(samples // 2, TRANSFER_TCP_ROUNDS)) \
-        if mode == "transfer-tcp" else (time_ms / 1000, max(samples // 3, THREAD_ROUNDS))
+        if mode in ("transfer-tcp", "quic-transfer") else (time_ms / 1000, max(samples // 3, THREAD_ROUNDS))
     return TlsRequest(mode, seconds, rounds, client=client, thread_mode=thread_mode,
                       threads=tuple(counts(thread_list, "--threads", MAX_THREADS)) if thread_list else (),
                       connections=tuple(counts(connections, "--connections", MAX_CONNECTIONS)) if memory else (),

@@ -219,6 +219,8 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
         return text
 
     def label(first: Measurement) -> str:
+        if first.case.startswith("tls/quic-transfer/"):
+            return f"QUIC {first.case.split('/')[2]} {first.size:,} B"
         kernel = " kTLS" if first.case.endswith("/ktls") else ""
         return " ".join(first.case.split("/")[2:4]) + f" {first.size:,} B{kernel}"
     return _fill(table, rows, libs, draw, label)

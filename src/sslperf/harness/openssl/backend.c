@@ -76,6 +76,8 @@ const sp_command SP_BACKEND_COMMANDS[] = {
     {"https-get", 0, SP_ANY_ARGS, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
     {"quic-server", 0, SP_ANY_ARGS, quic_server, "quic-server DIR GROUP CERT MAX_CONNECTIONS"},
     {"quic-get", 0, SP_ANY_ARGS, quic_get, "quic-get PORT CA_FILE GROUP CERT COUNT"},
+    {"quic-transfer-server", 3, 3, quic_transfer_server, "quic-transfer-server DIR SUITE SIZE"},
+    {"quic-transfer-client", 5, 5, quic_transfer_client, "quic-transfer-client PORT CA_FILE SUITE SIZE MS"},
     {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|libctx|shared]"},
     {"check-config", 0, SP_ANY_ARGS, check_config, "check-config KEY=VALUE..."},
     {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},

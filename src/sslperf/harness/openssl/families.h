@@ -17,6 +17,8 @@ int https_server(int argc, char **argv);
 int https_get(int argc, char **argv);
 int quic_server(int argc, char **argv);     /* quic.c */
 int quic_get(int argc, char **argv);
+int quic_transfer_server(int argc, char **argv);   /* quic_transfer.c */
+int quic_transfer_client(int argc, char **argv);
 int check_config(int argc, char **argv);
 int memory_mode(int argc, char **argv);   /* memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */

@@ -34,20 +34,16 @@
 #include "harness.h"
 #include "families.h"
 #include "loopback.h"
+#include "quic_loopback.h"
 #include "tls.h"
 
 #include <openssl/ssl.h>
-#if SP_OSSL_QUIC
-#include <openssl/quic.h>
-#endif
 
 #if SP_OSSL_QUIC
 
-#define ALPN "sslperf"
-#define IDLE_MS 30000
 #define MAX_LIVE 256
 
-static const unsigned char ALPN_WIRE[] = "\x07" ALPN;
+static const unsigned char ALPN_WIRE[] = "\x07" QUIC_ALPN;
 
 static int parse_quic(const char *group, const char *cert, tls_config *cfg, prep_result *res)
 {
@@ -143,7 +139,7 @@ static int serve(SSL *listener, int fd, int max_connections)
                 closed++;
             }
         }
-        if (!active && sp_now_ns(SP_WALL) - idle_since > (uint64_t)IDLE_MS * 1000000)
+        if (!active && sp_now_ns(SP_WALL) - idle_since > (uint64_t)QUIC_IDLE_MS * 1000000)
             break;                                           /* idle: stop by ourselves */
         struct timeval tv;
         int infinite = 1, wait_ms = 50;
@@ -176,29 +172,12 @@ int quic_server(int argc, char **argv)
         return 1;
     }
     SSL_CTX_free(unused);
-    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
-    struct sockaddr_in addr = {.sin_family = AF_INET};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);            /* loopback only */
-    socklen_t len = sizeof(addr);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    SSL *listener = NULL;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0
-        || getsockname(fd, (struct sockaddr *)&addr, &len) != 0 || !(listener = SSL_new_listener(ctx, 0))
-        || !SSL_set_fd(listener, fd) || !SSL_set_blocking_mode(listener, 0) || !SSL_listen(listener)) {
-        sp_loopback_fail("cannot listen on 127.0.0.1 over UDP", NULL);
-        SSL_free(listener);
+    int fd = -1;
+    SSL *listener = quic_listen(ctx, ca_file, &fd);
+    if (!listener) {
         SSL_CTX_free(ctx);
-        if (fd >= 0)
-            close(fd);
         return 1;
     }
-    printf("{\"type\":\"listening\",\"port\":%d,\"protocol\":\"quic\",\"alpn\":\"%s\",\"ca_file\":",
-           ntohs(addr.sin_port), ALPN);
-    json_string(ca_file);
-    printf(",\"library\":");
-    json_string(sp_library_version());
-    printf("}\n");
-    fflush(stdout);
     int rc = serve(listener, fd, atoi(argv[3]));
     SSL_free(listener);
     SSL_CTX_free(ctx);
@@ -212,8 +191,7 @@ struct client {
     tls_config cfg;
 };
 
-/* What the first connection negotiated, against what was asked: "" and `checked` filled, or the problem. */
-static void check_quic(const tls_config *cfg, SSL *ssl, char *problem, size_t problem_len, char *checked,
+void check_quic(const tls_config *cfg, SSL *ssl, char *problem, size_t problem_len, char *checked,
                        size_t checked_len)
 {
     const unsigned char *alpn = NULL;
@@ -228,11 +206,60 @@ static void check_quic(const tls_config *cfg, SSL *ssl, char *problem, size_t pr
         snprintf(problem, problem_len, "negotiated cipher %s", SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)));
     else if (!tls_group_ok(cfg, ssl))
         snprintf(problem, problem_len, "negotiated another group than asked: %s", group);
-    else if (alpn_len != strlen(ALPN) || memcmp(alpn, ALPN, alpn_len) != 0)
-        snprintf(problem, problem_len, "negotiated another ALPN than \"%s\"", ALPN);
+    else if (alpn_len != strlen(QUIC_ALPN) || memcmp(alpn, QUIC_ALPN, alpn_len) != 0)
+        snprintf(problem, problem_len, "negotiated another ALPN than \"%s\"", QUIC_ALPN);
     else
         snprintf(checked, checked_len, "%s %s group %s ALPN %s", SSL_get_version(ssl),
-                 SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)), group, ALPN);
+                 SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)), group, QUIC_ALPN);
+}
+
+SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd)
+{
+    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
+    struct sockaddr_in addr = {.sin_family = AF_INET};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);            /* loopback only */
+    socklen_t len = sizeof(addr);
+    SSL *listener = NULL;
+    *fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (*fd < 0 || bind(*fd, (struct sockaddr *)&addr, sizeof(addr)) != 0
+        || getsockname(*fd, (struct sockaddr *)&addr, &len) != 0 || !(listener = SSL_new_listener(ctx, 0))
+        || !SSL_set_fd(listener, *fd) || !SSL_set_blocking_mode(listener, 0) || !SSL_listen(listener)) {
+        sp_loopback_fail("cannot listen on 127.0.0.1 over UDP", NULL);
+        SSL_free(listener);
+        if (*fd >= 0)
+            close(*fd);
+        return NULL;
+    }
+    printf("{\"type\":\"listening\",\"port\":%d,\"protocol\":\"quic\",\"alpn\":\"%s\",\"ca_file\":",
+           ntohs(addr.sin_port), QUIC_ALPN);
+    json_string(ca_file);
+    printf(",\"library\":");
+    json_string(sp_library_version());
+    printf("}\n");
+    fflush(stdout);
+    return listener;
+}
+
+SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len)
+{
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    SSL *ssl = NULL;
+    BIO_ADDR *peer = BIO_ADDR_new();
+    *fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (*fd < 0 || connect(*fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || !peer
+        || !BIO_ADDR_rawmake(peer, AF_INET, &addr.sin_addr, sizeof(addr.sin_addr), addr.sin_port)) {
+        snprintf(why, why_len, "cannot open a UDP socket to 127.0.0.1:%d", port);
+    } else if (!(ssl = SSL_new(ctx)) || !SSL_set_fd(ssl, *fd) || !SSL_set1_initial_peer_addr(ssl, peer)
+               || !SSL_set_tlsext_host_name(ssl, "localhost") || !SSL_set1_host(ssl, "localhost")
+               || SSL_set_alpn_protos(ssl, ALPN_WIRE, sizeof(ALPN_WIRE) - 1) != 0 || SSL_connect(ssl) != 1) {
+        snprintf(why, why_len, "QUIC handshake failed: ");
+        ERR_error_string_n(ERR_get_error(), why + strlen(why), why_len - strlen(why));
+        SSL_free(ssl);
+        ssl = NULL;
+    }
+    BIO_ADDR_free(peer);
+    return ssl;
 }
 
 /* One request on a new connection (sp_one_get): 1 and the three times, or 0 with `why` set. */
@@ -240,24 +267,11 @@ static int one_get(void *p, int port, uint64_t times[3], char *why, size_t why_l
 {
     struct client *c = p;
     uint64_t start = sp_now_ns(SP_WALL);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0), ok = 0;
-    SSL *ssl = NULL;
-    BIO_ADDR *peer = BIO_ADDR_new();
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || !peer
-        || !BIO_ADDR_rawmake(peer, AF_INET, &addr.sin_addr, sizeof(addr.sin_addr), addr.sin_port)) {
-        snprintf(why, why_len, "cannot open a UDP socket to 127.0.0.1:%d", port);
+    int fd = -1, ok = 0;
+    SSL *ssl = quic_connect(c->ctx, port, &fd, why, why_len);
+    times[0] = 0;          /* UDP has no connection to make: the handshake is all */
+    if (!ssl)
         goto done;
-    }
-    times[0] = sp_now_ns(SP_WALL) - start;
-    if (!(ssl = SSL_new(c->ctx)) || !SSL_set_fd(ssl, fd) || !SSL_set1_initial_peer_addr(ssl, peer)
-        || !SSL_set_tlsext_host_name(ssl, "localhost") || !SSL_set1_host(ssl, "localhost")
-        || SSL_set_alpn_protos(ssl, ALPN_WIRE, sizeof(ALPN_WIRE) - 1) != 0 || SSL_connect(ssl) != 1) {
-        snprintf(why, why_len, "QUIC handshake failed: ");
-        ERR_error_string_n(ERR_get_error(), why + strlen(why), why_len - strlen(why));
-        goto done;
-    }
     times[1] = sp_now_ns(SP_WALL) - start;
     if (checked && !checked[0]) {
         check_quic(&c->cfg, ssl, why, why_len, checked, checked_len);
@@ -281,7 +295,6 @@ done:
         SSL_shutdown_ex(ssl, SSL_SHUTDOWN_FLAG_RAPID, NULL, 0);   /* no terminating period: the next request */
         SSL_free(ssl);
     }
-    BIO_ADDR_free(peer);
     if (fd >= 0)
         close(fd);
     ERR_clear_error();
@@ -324,7 +337,7 @@ static const char *no_quic(void)
 #endif
 }
 
-static int refuse(const char *what)
+int quic_refusal(const char *what)
 {
     printf("{\"type\":\"na\",\"case\":\"%s\",\"reason\":", what);
     json_string(no_quic());
@@ -335,13 +348,13 @@ static int refuse(const char *what)
 int quic_server(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    return refuse("quic-server");
+    return quic_refusal("quic-server");
 }
 
 int quic_get(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    return refuse("quic-get");
+    return quic_refusal("quic-get");
 }
 
 #endif

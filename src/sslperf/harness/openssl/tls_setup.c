@@ -328,6 +328,7 @@ void list_tls(void)
         {"tls/transfer/{protocol}/{suite}/{size}", NULL, "{suite}", "transfer-{protocol}"},
         {"tls/loopback/{protocol}/{group}/{cert}/{client}", "tls-loopback", "{group} {cert}", "get-{client}"},
         {"tls/quic/{group}/{cert}", "tls-loopback", "{group} {cert}", "quic"},          /* quic.c */
+        {"tls/quic-transfer/{suite}/{size}", "tls-loopback", "{suite}", "quic-transfer"},   /* quic_transfer.c */
         {"tls/transfer-tcp/{protocol}/{suite}/{size}/{kernel}", "tls-loopback", "{suite}", "transfer-tcp-{kernel}"},
         {"tls/memory/{protocol}/{group}/{cert}", "tls-memory", "{group} {cert}", "memory-{protocol}"},
     };

@@ -1,0 +1,32 @@
+/* What quic.c (requests) and quic_transfer.c (bulk transfer) share: the ALPN, the listening server and the
+ * connecting client over loopback UDP, and the check of what a connection negotiated. OpenSSL 3.5+ only. */
+#ifndef SSLPERF_QUIC_LOOPBACK_H
+#define SSLPERF_QUIC_LOOPBACK_H
+
+#include <stddef.h>
+
+#include "compat.h"
+#include "tls.h"
+
+#define QUIC_ALPN "sslperf"
+#define QUIC_IDLE_MS 30000      /* a server with nothing to do for this long stops by itself */
+
+#if SP_OSSL_QUIC
+#include <openssl/quic.h>
+
+/* A non-blocking listener of `ctx` on a UDP socket bound to 127.0.0.1 alone (its fd in *fd), the ALPN answered;
+ * prints {"type":"listening",...} with the port and `ca_file`. NULL (and an error line printed) when it cannot. */
+SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd);
+/* A blocking QUIC connection of `ctx` to 127.0.0.1:PORT over a new UDP socket (*fd), handshake done, or NULL
+ * with `why`. */
+SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len);
+/* What `ssl` negotiated against `cfg`: QUIC, the suite, the group and the ALPN; "" and `checked` filled, or the
+ * problem. */
+void check_quic(const tls_config *cfg, SSL *ssl, char *problem, size_t problem_len, char *checked,
+                size_t checked_len);
+#else
+/* {"type":"na",...} saying why this library has no QUIC to measure; returns 1. */
+int quic_refusal(const char *what);
+#endif
+
+#endif
