@@ -1,17 +1,23 @@
 """QUIC over loopback UDP with OpenSSL's own QUIC stack (`sslperf tls --quic`, harness/openssl/quic.c): a real
 QUIC connection per request on a built OpenSSL 3.6, checked before it is timed (QUIC, suite, group, ALPN) and
-measured beside TLS 1.3 over TCP; n/a with the reason on a library without a QUIC server; the server bound to
-127.0.0.1 alone."""
+measured beside TLS 1.3 over TCP; a stream's bytes checked by the reader; n/a with the reason on a library without
+a QUIC server; the server bound to 127.0.0.1 alone; an emulated path (the UDP relay) that delays and drops as
+asked and makes a case of its own."""
 
 import json
+import socket
+import statistics
+import threading
+import time
 
 import pytest
 from conftest import run_cli
 
 from sslperf.libs import installed
-from sslperf.measure import loopback
+from sslperf.measure import loopback, netpath
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Server
+from sslperf.measure.netpath import NetPath
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("quic")]
 
@@ -91,3 +97,71 @@ def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):
     assert result.returncode == 2, result.stderr
     assert "QUIC over loopback UDP (--quic) is not measured for this library yet" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_relay_delays_and_drops_each_way_as_asked(built_openssl3, in_e2e_cache):
+    # A UDP echo server behind the relay: every datagram crosses it twice, so with 20% loss each way about
+    # 64% come back, each no sooner than twice the one-way delay.
+    echo = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    echo.bind(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve():
+        echo.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                data, peer = echo.recvfrom(2048)
+            except TimeoutError:
+                continue
+            echo.sendto(data, peer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    lib = installed.find(built_openssl3)
+    path = NetPath(rtt_ms=20, loss_pct=20)
+    try:
+        with loopback.relayed(lib, echo.getsockname()[1], path, None) as port:
+            client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            client.settimeout(0.1)
+            back, rtts = 0, []
+            for i in range(100):
+                sent = time.monotonic()
+                client.sendto(i.to_bytes(4, "big"), ("127.0.0.1", port))
+                try:
+                    while int.from_bytes(client.recv(64), "big") != i:
+                        pass
+                    back += 1
+                    rtts.append(time.monotonic() - sent)
+                except TimeoutError:
+                    pass
+    finally:
+        stop.set()
+        thread.join()
+        echo.close()
+    assert 0.45 < back / 100 < 0.82, back            # 0.8 × 0.8 = 0.64 survive both ways
+    assert min(rtts) >= 0.020 and statistics.median(rtts) < 0.060, (min(rtts), statistics.median(rtts))
+
+
+def test_a_quic_get_over_an_emulated_path_is_its_own_case(built_openssl3, in_e2e_cache):
+    result = run_cli("tls", "--quic", "--path", "rtt=40ms", "--lib", built_openssl3, "--requests", "3",
+                     "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    got = {m["case"]: m for m in run["measurements"]}
+    quic = got["tls/quic/x25519/ecdsa-p256/rtt40ms"]
+    assert quic["status"] == "ok" and "round trip 40 ms" in quic["note"], quic
+    # a QUIC handshake takes a round trip at least
+    assert min(quic["extra"]["pretransfer_ns"]) >= 40e6, quic["extra"]["pretransfer_ns"]
+    tcp = got["tls/loopback/tls1.3/x25519/ecdsa-p256/shared"]
+    assert tcp["status"] == "n/a" and "needs the kernel's netem" in tcp["reason"], tcp
+    assert "round trip 40 ms" in run["environment"]["path"] and run["environment"]["kernel_netem"]
+
+
+def test_bad_path_settings_are_refused_before_anything_runs():
+    for bad in ("rtt=50", "loss=5ms", "rtt=50ms,rtt=20ms", "delay=5ms", "loss=100%"):
+        result = run_cli("tls", "--quic", "--path", bad, "--lib", "system", "--no-store")
+        assert result.returncode == 2 and "--path" in result.stderr and "Traceback" not in result.stderr, (bad, result)
+    result = run_cli("tls", "--path", "rtt=50ms", "--lib", "system", "--no-store")
+    assert result.returncode == 2 and "it needs --quic" in result.stderr, result.stderr
+    assert netpath.parse("rtt=50ms,jitter=2ms,loss=0.5%").id == "rtt50ms-jitter2ms-loss0.5pct"
+    assert netpath.parse("loss=1%").relay_args() == ["0", "0", "10000", str(netpath.SEED)]

@@ -25,6 +25,9 @@ err_console = make_console(stderr=True)
 @click.option("--quic", is_flag=True,
               help="Instead: GETs each on a new QUIC connection over 127.0.0.1 UDP (OpenSSL 3.5+'s own QUIC "
                    "stack), beside the same GETs over TCP+TLS 1.3, so each QUIC row says what QUIC costs.")
+@click.option("--path", "net_path", metavar="SETTINGS",
+              help="With --quic: run over an emulated network path, e.g. rtt=50ms,jitter=2ms,loss=1% (sslperf's "
+                   "user-space UDP relay; each result records its path and is compared only with the same path).")
 @click.option("--requests", type=click.IntRange(1, 10000), default=30, show_default=True,
               help="Requests per loopback or QUIC measurement (the curl regression report timed 30).")
 @click.option("--client", "client_kind", type=click.Choice(["harness", "curl", "both"]), default="harness",
@@ -52,8 +55,9 @@ err_console = make_console(stderr=True)
 @placement_options
 @click.pass_context
 def tls(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, case_ids, list_only,
-        loopback, quic, requests, client_kind, curl_spec, server_lib, thread_list, thread_seconds, thread_mode,
-        transfer, memory, connections, providers, fips_modules, cpu, no_pin, fixed_layout, processes) -> None:
+        loopback, quic, net_path, requests, client_kind, curl_spec, server_lib, thread_list, thread_seconds,
+        thread_mode, transfer, memory, connections, providers, fips_modules, cpu, no_pin, fixed_layout,
+        processes) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
     one process), per group and certificate type, with a shared client
     SSL_CTX or a new one with a CA load per connection (what curl did in the
@@ -67,6 +71,7 @@ def tls(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force,
       sslperf tls --loopback --lib openssl-3.0 --server-lib openssl-1.1.1w
       sslperf tls --loopback --client both --lib openssl-1.1.1w --lib openssl-3.0.2 --lib openssl-3.1.3
       sslperf tls --quic --lib openssl-3.5 --lib openssl-3.6 --lib openssl-4.0
+      sslperf tls --quic --transfer --path rtt=50ms --lib openssl-3.5 --lib openssl-3.6
       sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
       sslperf tls --transfer --lib openssl-3.6 --lib boringssl
     """
@@ -80,6 +85,7 @@ def tls(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force,
     request = plan.tls_request(loopback, transfer, memory, thread_list, client_kind, thread_mode, connections,
                                time_ms, samples, requests=requests, curl=curl_spec, thread_seconds=thread_seconds,
                                server=installed.find(server_lib) if server_lib else None, quic=quic,
+                               path=net_path,
                                chosen=bool(case_ids or patterns))
     settings = plan.settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout)
     libs = fips.columns(lib_names, providers, fips_modules)

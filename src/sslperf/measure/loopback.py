@@ -7,13 +7,18 @@ stop by themselves."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure import certificates, pinning
 from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, Server, call
+from sslperf.measure.netpath import NetPath
 from sslperf.results import Measurement
+
+RELAY_IDLE_MS = 30_000      # a relay whose client and server are gone stops by itself
 
 
 def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str, ctx: str,
@@ -25,12 +30,25 @@ def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, c
                      ("https-get", proto, group, cert, ctx), requests)
 
 
-def quic(client: Lib, server: Lib, cert_dir: Path, group: str, cert: str, requests: int) -> Measurement:
+def quic(client: Lib, server: Lib, cert_dir: Path, group: str, cert: str, requests: int,
+         path: NetPath = NetPath()) -> Measurement:
     """`requests` sequential GETs from `client` to a server of `server`, each on a new QUIC connection over
-    loopback UDP (OpenSSL's QUIC stack, ALPN "sslperf"), the request on one bidirectional stream."""
-    m = make("tls/quic", group=group, cert=cert).result(client.name, unit="ops", note=f"server: {server.name}")
+    loopback UDP (OpenSSL's QUIC stack, ALPN "sslperf"), the request on one bidirectional stream; over `path`
+    (through the UDP relay) when it is emulated."""
+    m = make("tls/quic", group=group, cert=cert, path=path.id).result(
+        client.name, unit="ops", note=f"server: {server.name}; path: {path.describe()}")
     return _requests(m, client, server, cert_dir, ("quic-server", str(cert_dir), group, cert),
-                     ("quic-get", group, cert), requests)
+                     ("quic-get", group, cert), requests, path)
+
+
+def tcp_case(group: str, cert: str):
+    """The TCP+TLS 1.3 GET case a QUIC GET of `group` and `cert` stands beside."""
+    return make("tls/loopback", protocol="tls1.3", group=group, cert=cert, client="shared")
+
+
+def tcp_transfer_case(suite: str, size: int | str):
+    """The TCP+TLS 1.3 transfer case (kernel TLS off) a QUIC transfer stands beside."""
+    return make("tls/transfer-tcp", protocol="tls1.3", suite=suite, size=size, kernel="no-ktls")
 
 
 def against_tcp(quic_m: Measurement, tcp: Measurement) -> Measurement:
@@ -43,8 +61,22 @@ def against_tcp(quic_m: Measurement, tcp: Measurement) -> Measurement:
     return quic_m
 
 
+@contextmanager
+def relayed(lib: Lib, port: int, path: NetPath, cpu: int | None) -> Iterator[int]:
+    """The port a client talks to for `path`: the server's own, or that of a UDP relay (`lib`'s harness) that
+    gives the path its delay, jitter and loss on the way to the server."""
+    if not path.emulated:
+        yield port
+        return
+    with Server(lib, "udp-relay", str(port), *path.relay_args(), str(RELAY_IDLE_MS), cpu=cpu) as relay:
+        hello = relay.line(timeout=60)
+        if hello.get("type") != "relaying":
+            raise HarnessError(f"The UDP relay of {lib.name} did not start: {hello.get('reason')}.")
+        yield hello["port"]
+
+
 def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tuple[str, ...],
-              get: tuple[str, ...], requests: int) -> Measurement:
+              get: tuple[str, ...], requests: int, path: NetPath = NetPath()) -> Measurement:
     """A server (`serve`: its command and arguments) of `server` on one CPU and the client (`get`: its command
     and arguments, the port and CA file put after the command) of `client` on another: one warm-up request,
     then `requests` timed ones; `m` takes the per-request times, or the reason there are none."""
@@ -56,12 +88,13 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
             m.status = "n/a" if hello["type"] == "na" else "error"
             m.reason = f"server: {hello.get('reason')}"
             return m
-        args = (get[0], str(hello["port"]), hello["ca_file"], *get[1:])
         try:
-            # One warm-up request, so the first measured one is not the process's first.
-            call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
-            reply = call(client, *args, str(requests), timeout=60 + requests * 5, env=env, ok_codes=None,
-                         cpu=client_cpu).last
+            with relayed(server, hello["port"], path, server_cpu) as port:
+                args = (get[0], str(port), hello["ca_file"], *get[1:])
+                # One warm-up request, so the first measured one is not the process's first.
+                call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
+                reply = call(client, *args, str(requests), timeout=60 + requests * 5 * (1 + path.rtt_ms / 100),
+                             env=env, ok_codes=None, cpu=client_cpu).last
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m
@@ -141,11 +174,14 @@ def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, millis
     return m
 
 
-def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds: int, rounds: int) -> Measurement:
-    """Bulk transfer on one QUIC stream over loopback UDP: per round a fresh server and client, the client writing
-    `size`-byte writes for `milliseconds` and then waiting for the server's count of what it read, every byte
-    checked, so the wall time runs until the reader has everything."""
-    m = make("tls/quic-transfer", suite=suite, size=size).result(lib.name, unit="bytes", bytes_per_op=size)
+def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds: int, rounds: int,
+                  path: NetPath = NetPath()) -> Measurement:
+    """Bulk transfer on one QUIC stream over loopback UDP (through the UDP relay when `path` is emulated): per
+    round a fresh server and client, the client writing `size`-byte writes for `milliseconds` and then waiting for
+    the server's count of what it read, every byte checked, so the wall time runs until the reader has
+    everything."""
+    m = make("tls/quic-transfer", suite=suite, size=size, path=path.id).result(lib.name, unit="bytes",
+                                                                               bytes_per_op=size)
     env = certificates.env(cert_dir)
     server_cpu, client_cpu = pinning.loopback_cpus()
     for _ in range(rounds):
@@ -156,9 +192,10 @@ def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds:
                 m.status, m.reason = ("n/a" if hello["type"] == "na" else "error"), hello.get("reason")
                 return m
             try:
-                sent = call(lib, "quic-transfer-client", str(hello["port"]), hello["ca_file"], suite, str(size),
-                            str(milliseconds), timeout=120 + milliseconds / 1000, env=env, ok_codes=None,
-                            cpu=client_cpu).last
+                with relayed(lib, hello["port"], path, server_cpu) as port:
+                    sent = call(lib, "quic-transfer-client", str(port), hello["ca_file"], suite, str(size),
+                                str(milliseconds), timeout=300 + milliseconds / 10, env=env, ok_codes=None,
+                                cpu=client_cpu).last
                 received = running.line(timeout=120)
             except HarnessError as failed:
                 m.status, m.reason = "error", failed.message
@@ -177,7 +214,8 @@ def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds:
         m.extra = m.extra or {"client_cpu_ns": [], "server_cpu_ns": []}
         m.extra["client_cpu_ns"].append(sent["cpu_ns"])
         m.extra["server_cpu_ns"].append(received["cpu_ns"])
-        m.note = f"{sent['checked']}; one stream; the time runs until the reader has every byte"
+        m.note = (f"{sent['checked']}; one stream; the time runs until the reader has every byte; "
+                  f"path: {path.describe()}")
     return m
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import curl as curl_builds
 from sslperf.libs.model import Lib, harness_backend
-from sslperf.measure import certificates, curl_client, loopback, memory, pinning, threads
+from sslperf.measure import certificates, curl_client, loopback, memory, netpath, pinning, threads
 from sslperf.measure.case_ids import Case
+from sslperf.measure.netpath import NetPath
 from sslperf.measure.plan import THREAD_ROUNDS, TlsRequest, check_threads
 from sslperf.measure.recording import Keep, new_run, record
 from sslperf.measure.runner import Progress, Runner, Settings
@@ -112,10 +113,8 @@ def run_quic(libs: list[Lib], cases: list[Case], store, request: TlsRequest) -> 
     QUIC_SHAPES."""
     _refuse_other_backends(libs + ([request.server] if request.server else []), "QUIC over loopback UDP (--quic)")
     run = new_run(libs, {"suite": "tls-quic", "requests": request.requests,
-                         "server_lib": request.server and request.server.name})
-    server_cpu, client_cpu = pinning.loopback_cpus()
-    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
-    run.environment["path"] = "loopback, no emulated delay or loss"
+                         "server_lib": request.server and request.server.name, "path": request.path.id})
+    _describe_path(run, request.path)
     shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
                                 if c.id.startswith("tls/handshake/tls1.3/")))
     shapes = shapes[:4] if request.chosen else QUIC_SHAPES
@@ -126,21 +125,21 @@ def run_quic(libs: list[Lib], cases: list[Case], store, request: TlsRequest) -> 
             for group, cert in shapes:
                 for lib in libs:
                     tcp = loopback.loopback(lib, server or lib, cert_dir, "tls1.3", group, cert, "shared",
-                                            request.requests)
+                                            request.requests) if not request.path.emulated else \
+                        _tcp_not_over(request.path, lib, loopback.tcp_case(group, cert))
                     keep(tcp)
                     keep(loopback.against_tcp(loopback.quic(lib, server or lib, cert_dir, group, cert,
-                                                            request.requests), tcp))
+                                                            request.requests, request.path), tcp))
     return record(run, store, "sslperf tls", measure)
 
 
-def run_quic_transfer(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
-    """Bulk transfer on one QUIC stream over loopback UDP and, just before it for each library and shape, TLS 1.3
-    over loopback TCP (kernel TLS off): per TLS 1.3 transfer case's suite and write size."""
+def run_quic_transfer(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int,
+                      path: NetPath) -> Run:
+    """Bulk transfer on one QUIC stream over loopback UDP (or `path`) and, just before it for each library and
+    shape, TLS 1.3 over loopback TCP (kernel TLS off): per TLS 1.3 transfer case's suite and write size."""
     _refuse_other_backends(libs, "QUIC over loopback UDP (--quic)")
-    run = new_run(libs, {"suite": "tls-quic-transfer", "seconds": seconds, "rounds": rounds})
-    server_cpu, client_cpu = pinning.loopback_cpus()
-    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
-    run.environment["path"] = "loopback, no emulated delay or loss"
+    run = new_run(libs, {"suite": "tls-quic-transfer", "seconds": seconds, "rounds": rounds, "path": path.id})
+    _describe_path(run, path)
     shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
                                 if c.id.startswith("tls/transfer/tls1.3/")))
 
@@ -149,11 +148,30 @@ def run_quic_transfer(libs: list[Lib], cases: list[Case], store, seconds: float,
             for suite, size in shapes:
                 for lib in libs:
                     ms = int(seconds * 1000)
-                    tcp = loopback.transfer(lib, cert_dir, "tls1.3", suite, int(size), ms, rounds, False)
+                    tcp = loopback.transfer(lib, cert_dir, "tls1.3", suite, int(size), ms, rounds, False) \
+                        if not path.emulated else _tcp_not_over(path, lib, loopback.tcp_transfer_case(suite, size))
                     keep(tcp)
                     keep(loopback.transfer_against_tcp(
-                        loopback.quic_transfer(lib, cert_dir, suite, int(size), ms, rounds), tcp))
+                        loopback.quic_transfer(lib, cert_dir, suite, int(size), ms, rounds, path), tcp))
     return record(run, store, "sslperf tls", measure)
+
+
+def _describe_path(run: Run, path: NetPath) -> None:
+    """The run records its path, where its processes ran and whether the kernel could have emulated the path."""
+    server_cpu, client_cpu = pinning.loopback_cpus()
+    run.environment["placement"] = {"server_cpu": server_cpu, "client_cpu": client_cpu}
+    run.environment["path"] = path.describe()
+    if path.emulated:
+        netem = netpath.kernel_netem()
+        run.environment["kernel_netem"] = netem
+        run.warnings.append(f"the path is emulated by sslperf's user-space UDP relay, for QUIC only (kernel netem: "
+                            f"{netem.removeprefix('no: ')}); the TCP rows over it are n/a, and these rows are "
+                            "compared only with rows over the same path.")
+
+
+def _tcp_not_over(path: NetPath, lib: Lib, case: Case):
+    return case.result(lib.name, "n/a", f"TCP over the emulated path ({path.id}) needs the kernel's netem; "
+                                        "sslperf's relay carries UDP only")
 
 
 def run_transfer_tcp(libs: list[Lib], cases: list[Case], store, seconds: float, rounds: int) -> Run:
@@ -234,7 +252,7 @@ def tls(request: TlsRequest, libs: list[Lib], cases: list[Case], settings: Setti
     if request.mode == "quic":
         return run_quic(libs, cases, store, request)
     if request.mode == "quic-transfer":
-        return run_quic_transfer(libs, cases, store, request.seconds, request.rounds)
+        return run_quic_transfer(libs, cases, store, request.seconds, request.rounds, request.path)
     if request.mode == "memory":
         return run_memory(libs, cases, store, request.connections, request.chosen)
     if request.mode == "threads":

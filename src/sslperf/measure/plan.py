@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sslperf.errors import SslperfError
-from sslperf.measure import instructions, pinning
+from sslperf.measure import instructions, netpath, pinning
+from sslperf.measure.netpath import NetPath
 from sslperf.measure.runner import PROCESSES, Settings
 
 INSTRUCTIONS_BATCH_MS = 0.5       # native time of the first counted batch (the second is twice as long; under valgrind ~50× longer)
@@ -59,7 +60,8 @@ def check_threads(cases: list, libs: list, thread_counts: list[int], seconds: fl
 @dataclass(frozen=True)
 class TlsRequest:
     """What `sslperf tls` was asked to measure: the mode and its own settings, checked."""
-    mode: str                              # runner | loopback | transfer-tcp | memory | threads
+    mode: str                              # runner | loopback | transfer-tcp | quic | quic-transfer | memory |
+    #                                        threads
     seconds: float = 0.25                  # transfer-tcp: per round
     rounds: int = 3                        # transfer-tcp and threads: rounds of every shape or thread count
     requests: int = 30                     # loopback: GETs per measurement
@@ -71,6 +73,7 @@ class TlsRequest:
     thread_mode: str = "shared"
     connections: tuple[int, ...] = ()      # memory: connection counts
     chosen: bool = False                   # the user chose the cases (else each mode's own pattern)
+    path: NetPath = NetPath()              # quic, quic-transfer: the network path (emulated or loopback as it is)
 
 
 def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str | None, client: str,
@@ -78,6 +81,10 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
     """The one measurement the `tls` options ask for; a combination that is
     two measurements is refused before anything runs."""
     quic = rest.pop("quic", False)
+    rest["path"] = netpath.parse(rest.pop("path", None))
+    if rest["path"].emulated and not quic:
+        raise SslperfError("--path emulates a network path for QUIC; it needs --quic.",
+                           hint="e.g. `sslperf tls --quic --transfer --path rtt=50ms --lib openssl-3.6`.")
     chosen = [name for name, on in (("--loopback", loopback), ("--quic", quic), ("--threads", thread_list),
                                     ("--memory", memory)) if on]
     if client != "harness" and not loopback:

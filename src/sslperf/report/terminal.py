@@ -220,7 +220,8 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
 
     def label(first: Measurement) -> str:
         if first.case.startswith("tls/quic-transfer/"):
-            return f"QUIC {first.case.split('/')[2]} {first.size:,} B"
+            path = first.case.split("/")[4:]
+            return f"QUIC {first.case.split('/')[2]} {first.size:,} B" + (f" over {path[0]}" if path else "")
         kernel = " kTLS" if first.case.endswith("/ktls") else ""
         return " ".join(first.case.split("/")[2:4]) + f" {first.size:,} B{kernel}"
     return _fill(table, rows, libs, draw, label)

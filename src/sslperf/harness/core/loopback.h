@@ -28,6 +28,8 @@ typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, siz
                           size_t checked_len);
 /* The client: `count` GETs one after another, then one {"type":"requests",...} line; 0 when all succeeded. */
 int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx);
+/* An emulated path for UDP: `harness udp-relay` (relay.c). */
+int udp_relay(int argc, char **argv);
 /* A connected TCP socket to 127.0.0.1:PORT with TCP_NODELAY, or -1. */
 int sp_connect_loopback(int port);
 

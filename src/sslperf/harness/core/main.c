@@ -24,6 +24,7 @@
 
 #include "backend.h"
 #include "harness.h"
+#include "loopback.h"
 
 #define MAX_PREPARED 512
 #define MAX_SAMPLES 1000
@@ -363,6 +364,7 @@ static const sp_command COMMANDS[] = {
     {"serve", 0, SP_ANY_ARGS, serve_mode, "serve"},
     {"profile", 0, SP_ANY_ARGS, profile_mode, "profile CASE [--seconds S | --iters N [--differential]]"},
     {"hwcount", 3, 3, hwcount_mode, "hwcount CASE --iters N   user-space instructions and cycles (counters.c)"},
+    {"udp-relay", 6, 6, udp_relay, "udp-relay SERVER_PORT DELAY_US JITTER_US LOSS_PPM SEED IDLE_MS   (relay.c)"},
 };
 
 static const sp_command *find_command(const char *name)

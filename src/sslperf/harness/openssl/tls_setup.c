@@ -327,8 +327,9 @@ void list_tls(void)
         {"tls/resume/{protocol}/{resumption}/{group}/{cert}", NULL, "{group} {cert}", "resume-{resumption}"},
         {"tls/transfer/{protocol}/{suite}/{size}", NULL, "{suite}", "transfer-{protocol}"},
         {"tls/loopback/{protocol}/{group}/{cert}/{client}", "tls-loopback", "{group} {cert}", "get-{client}"},
-        {"tls/quic/{group}/{cert}", "tls-loopback", "{group} {cert}", "quic"},          /* quic.c */
-        {"tls/quic-transfer/{suite}/{size}", "tls-loopback", "{suite}", "quic-transfer"},   /* quic_transfer.c */
+        /* QUIC (quic.c, quic_transfer.c); PATH: an emulated path (measure/netpath.py), loopback as it is without */
+        {"tls/quic/{group}/{cert}[/{path}]", "tls-loopback", "{group} {cert}", "quic"},
+        {"tls/quic-transfer/{suite}/{size}[/{path}]", "tls-loopback", "{suite}", "quic-transfer"},
         {"tls/transfer-tcp/{protocol}/{suite}/{size}/{kernel}", "tls-loopback", "{suite}", "transfer-tcp-{kernel}"},
         {"tls/memory/{protocol}/{group}/{cert}", "tls-memory", "{group} {cert}", "memory-{protocol}"},
     };
