@@ -142,13 +142,15 @@ def _launcher_version() -> str | None:
 
 def _launcher_env(workdir: Path) -> dict[str, str]:
     """ccache's settings for a build in `workdir`: its own store in sslperf's
-    cache, and every path under `workdir` (the source copied to src/, the
-    build in build/) taken relative, so the same file of another build —
-    another commit of a bisect, another release — reads the same to ccache."""
+    cache (or SSLPERF_CCACHE_DIR, which the test command keeps outside the
+    checkout, as a CI keeps its compiler cache between runs), and every path
+    under `workdir` (the source copied to src/, the build in build/) taken
+    relative, so the same file of another build — another commit of a bisect,
+    another release — reads the same to ccache."""
     if compiler_launcher() is None:
         return {}
-    return {"CCACHE_DIR": str(paths.subdir("ccache")), "CCACHE_BASEDIR": str(workdir), "CCACHE_NOHASHDIR": "1",
-            "CCACHE_MAXSIZE": "4G"}
+    store = os.environ.get("SSLPERF_CCACHE_DIR") or str(paths.subdir("ccache"))
+    return {"CCACHE_DIR": store, "CCACHE_BASEDIR": str(workdir), "CCACHE_NOHASHDIR": "1", "CCACHE_MAXSIZE": "4G"}
 
 
 def lib_name(request: BuildRequest) -> str:

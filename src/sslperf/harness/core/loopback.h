@@ -26,7 +26,8 @@ int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void 
  * When `checked` is not NULL (the first request), the handshake's negotiation is checked and described there. */
 typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, size_t why_len, char *checked,
                           size_t checked_len);
-/* The client: `count` GETs one after another, then one {"type":"requests",...} line; 0 when all succeeded. */
+/* The client: `count` GETs one after another, then one {"type":"requests",...} line with each request's times
+ * and the whole loop's (loop_ns); 0 when all succeeded. */
 int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx);
 /* An emulated path for UDP: `harness udp-relay` (relay.c). */
 int udp_relay(int argc, char **argv);
