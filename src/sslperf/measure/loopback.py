@@ -147,13 +147,7 @@ def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, millis
         if sent.get("type") == "na":
             m.status, m.reason = "n/a", sent.get("reason")
             return m
-        if sent.get("type") != "sent" or not sent.get("ok") or not received.get("ok"):
-            m.status, m.reason = "error", sent.get("reason") or "the transfer failed"
-            return m
-        if received["bytes"] != sent["bytes"] or received["mismatched_pieces"]:
-            m.status = "error"
-            m.reason = (f"the server received {received['bytes']} bytes ({received['mismatched_pieces']} pieces "
-                        f"differing from what was written), the client sent {sent['bytes']}")
+        if not _delivered(m, sent, received):
             return m
         if ktls and not sent["ktls_send"]:
             why = [hello["library_ktls"]] if hello.get("library_ktls") else []
@@ -163,12 +157,7 @@ def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, millis
             m.reason = ("kernel TLS was asked for but not used: "
                         + ("; ".join(why) or f"the library did not hand {sent['cipher']} to the kernel"))
             return m
-        m.ops.append(sent["writes"])
-        m.wall_ns.append(sent["wall_ns"])
-        m.cpu_ns.append(sent["cpu_ns"] + received["cpu_ns"])
-        m.extra = m.extra or {"client_cpu_ns": [], "server_cpu_ns": []}
-        m.extra["client_cpu_ns"].append(sent["cpu_ns"])
-        m.extra["server_cpu_ns"].append(received["cpu_ns"])
+        _take_round(m, sent, received)
         m.note = (f"{sent['cipher']}; kernel TLS {'used for sending' if sent['ktls_send'] else 'off'}; "
                   f"kernel tls module: {hello['kernel_tls']}")
     return m
@@ -200,20 +189,9 @@ def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds:
             except HarnessError as failed:
                 m.status, m.reason = "error", failed.message
                 return m
-        if sent.get("type") != "sent" or not sent.get("ok") or not received.get("ok"):
-            m.status, m.reason = "error", sent.get("reason") or "the transfer failed"
+        if not _delivered(m, sent, received):
             return m
-        if received["bytes"] != sent["bytes"] or received["mismatched_pieces"]:
-            m.status = "error"
-            m.reason = (f"the server received {received['bytes']} bytes ({received['mismatched_pieces']} pieces "
-                        f"differing from what was written), the client sent {sent['bytes']}")
-            return m
-        m.ops.append(sent["writes"])
-        m.wall_ns.append(sent["wall_ns"])
-        m.cpu_ns.append(sent["cpu_ns"] + received["cpu_ns"])
-        m.extra = m.extra or {"client_cpu_ns": [], "server_cpu_ns": []}
-        m.extra["client_cpu_ns"].append(sent["cpu_ns"])
-        m.extra["server_cpu_ns"].append(received["cpu_ns"])
+        _take_round(m, sent, received)
         m.note = (f"{sent['checked']}; one stream; the time runs until the reader has every byte; "
                   f"path: {path.describe()}")
     return m
@@ -227,3 +205,25 @@ def transfer_against_tcp(quic_m: Measurement, tcp: Measurement) -> Measurement:
         quic_m.note += f"; against TCP+TLS 1.3: throughput ×{rates[0] / rates[1]:.2f}"
     return quic_m
 
+
+def _delivered(m: Measurement, sent: dict, received: dict) -> bool:
+    """Whether a transfer round's reader got exactly what the writer sent; else `m` says what went wrong."""
+    if sent.get("type") != "sent" or not sent.get("ok") or not received.get("ok"):
+        m.status, m.reason = "error", sent.get("reason") or "the transfer failed"
+        return False
+    if received["bytes"] != sent["bytes"] or received["mismatched_pieces"]:
+        m.status = "error"
+        m.reason = (f"the server received {received['bytes']} bytes ({received['mismatched_pieces']} pieces "
+                    f"differing from what was written), the client sent {sent['bytes']}")
+        return False
+    return True
+
+
+def _take_round(m: Measurement, sent: dict, received: dict) -> None:
+    """A transfer round's writes and time into `m`, the writer's and the reader's CPU apart."""
+    m.ops.append(sent["writes"])
+    m.wall_ns.append(sent["wall_ns"])
+    m.cpu_ns.append(sent["cpu_ns"] + received["cpu_ns"])
+    m.extra = m.extra or {"client_cpu_ns": [], "server_cpu_ns": []}
+    m.extra["client_cpu_ns"].append(sent["cpu_ns"])
+    m.extra["server_cpu_ns"].append(received["cpu_ns"])
