@@ -52,6 +52,22 @@ void sp_loopback_na(const char *what, const char *detail)
     refusal("na", what, detail);
 }
 
+int sp_handshake_name(case_name *name, const char *proto, const char *group, const char *cert, const char *ctx)
+{
+    char id[CASE_ID_MAX];
+    int n = snprintf(id, sizeof(id), "tls/handshake/%s/%s/%s/%s", proto, group, cert, ctx);
+    return n > 0 && (size_t)n < sizeof(id) && sp_split_name(id, name);
+}
+
+int sp_request_count(const char *arg)
+{
+    int count = atoi(arg);
+    if (count >= 1 && count <= SP_MAX_REQUESTS)
+        return count;
+    sp_loopback_fail("request count out of range", arg);
+    return 0;
+}
+
 int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx)
 {
     struct sockaddr_in addr;

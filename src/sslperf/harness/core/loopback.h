@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness.h"
+
 #define SP_HTTP_RESPONSE \
     "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nConnection: close\r\n\r\nhello, world\n"
 #define SP_HTTP_GET "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: sslperf\r\nConnection: close\r\n\r\n"
@@ -26,6 +28,11 @@ int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void 
  * When `checked` is not NULL (the first request), the handshake's negotiation is checked and described there. */
 typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, size_t why_len, char *checked,
                           size_t checked_len);
+/* The handshake case a loopback command's arguments name (tls/handshake/PROTO/GROUP/CERT/CTX), split; 0 when
+ * it does not fit. */
+int sp_handshake_name(case_name *name, const char *proto, const char *group, const char *cert, const char *ctx);
+/* A client's request count argument: 1 to SP_MAX_REQUESTS, else 0 and an error line printed. */
+int sp_request_count(const char *arg);
 /* The client: `count` GETs one after another, then one {"type":"requests",...} line with each request's times
  * and the whole loop's (loop_ns); 0 when all succeeded. */
 int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx);

@@ -35,14 +35,8 @@
 static int parse_config(const char *proto, const char *group, const char *cert, const char *ctx, tls_config *cfg,
                         prep_result *res)
 {
-    char id[CASE_ID_MAX];
     case_name name;
-    snprintf(id, sizeof(id), "tls/handshake/%s/%s/%s/%s", proto, group, cert, ctx);
-    strcpy(name.buf, id);
-    name.n = 0;
-    for (char *p = strtok(name.buf, "/"); p && name.n < MAX_PARTS; p = strtok(NULL, "/"))
-        name.part[name.n++] = p;
-    return tls_parse(&name, cfg, res) == PREP_OK;
+    return sp_handshake_name(&name, proto, group, cert, ctx) && tls_parse(&name, cfg, res) == PREP_OK;
 }
 
 /* One accepted connection: handshake, read the request head, answer. */
@@ -174,11 +168,9 @@ int https_get(int argc, char **argv)
         sp_loopback_fail("bad https-get arguments", res.reason);
         return 2;
     }
-    int count = atoi(argv[6]);
-    if (count < 1 || count > SP_MAX_REQUESTS) {
-        sp_loopback_fail("request count out of range", NULL);
+    int count = sp_request_count(argv[6]);
+    if (!count)
         return 2;
-    }
     c.ca_file = argv[1];
     c.shared = c.cfg.new_ctx ? NULL : tls_client_ctx(&c.cfg, argv[1]);
     int rc = sp_https_get_loop(atoi(argv[0]), count, one_get, &c);

@@ -47,10 +47,8 @@ static const unsigned char ALPN_WIRE[] = "\x07" QUIC_ALPN;
 
 static int parse_quic(const char *group, const char *cert, tls_config *cfg, prep_result *res)
 {
-    char id[CASE_ID_MAX];
     case_name name;
-    snprintf(id, sizeof(id), "tls/handshake/tls1.3/%s/%s/shared", group, cert);
-    if (!sp_split_name(id, &name) || tls_parse(&name, cfg, res) != PREP_OK)
+    if (!sp_handshake_name(&name, "tls1.3", group, cert, "shared") || tls_parse(&name, cfg, res) != PREP_OK)
         return 0;
     cfg->quic = 1;
     return 1;
@@ -309,11 +307,9 @@ int quic_get(int argc, char **argv)
         sp_loopback_fail("bad quic-get arguments", res.reason);
         return 2;
     }
-    int count = atoi(argv[4]);
-    if (count < 1 || count > SP_MAX_REQUESTS) {
-        sp_loopback_fail("request count out of range", NULL);
+    int count = sp_request_count(argv[4]);
+    if (!count)
         return 2;
-    }
     if (!(c.ctx = tls_client_ctx(&c.cfg, argv[1]))) {
         sp_loopback_fail("cannot make the QUIC client context", NULL);
         return 1;

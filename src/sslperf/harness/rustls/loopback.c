@@ -102,10 +102,8 @@ static size_t read_plain(struct rustls_connection *conn, int fd, char *buf, size
 static int parse(const char *proto, const char *group, const char *cert, const char *ctx, rtls_config *cfg,
                  prep_result *res)
 {
-    char id[CASE_ID_MAX];
     case_name name;
-    snprintf(id, sizeof(id), "tls/handshake/%s/%s/%s/%s", proto, group, cert, ctx);
-    return sp_split_name(id, &name) && rtls_parse(&name, cfg, res) == PREP_OK;
+    return sp_handshake_name(&name, proto, group, cert, ctx) && rtls_parse(&name, cfg, res) == PREP_OK;
 }
 
 /* One accepted connection: handshake, read the request head, answer, close_notify. */
@@ -214,11 +212,9 @@ int rustls_https_get(int argc, char **argv)
         sp_loopback_fail("bad https-get arguments", res.reason);
         return 2;
     }
-    int count = atoi(argv[6]);
-    if (count < 1 || count > SP_MAX_REQUESTS) {
-        sp_loopback_fail("request count out of range", NULL);
+    int count = sp_request_count(argv[6]);
+    if (!count)
         return 2;
-    }
     c.ca_file = argv[1];
     if (!c.cfg.new_config && !(c.shared = rtls_client_config_trusting(&c.cfg, argv[1], &res))) {
         sp_loopback_fail("cannot make the client config", res.reason);

@@ -24,10 +24,8 @@
 static int parse(const char *proto, const char *group, const char *cert, const char *ctx, wtls_config *cfg,
                  prep_result *res)
 {
-    char id[CASE_ID_MAX];
     case_name name;
-    snprintf(id, sizeof(id), "tls/handshake/%s/%s/%s/%s", proto, group, cert, ctx);
-    if (!sp_split_name(id, &name) || wtls_parse(&name, cfg, res) != PREP_OK)
+    if (!sp_handshake_name(&name, proto, group, cert, ctx) || wtls_parse(&name, cfg, res) != PREP_OK)
         return 0;
     cfg->sockets = 1;
     return 1;
@@ -152,11 +150,9 @@ int wolf_https_get(int argc, char **argv)
         sp_loopback_fail("bad https-get arguments", res.reason);
         return 2;
     }
-    int count = atoi(argv[6]);
-    if (count < 1 || count > SP_MAX_REQUESTS) {
-        sp_loopback_fail("request count out of range", NULL);
+    int count = sp_request_count(argv[6]);
+    if (!count)
         return 2;
-    }
     c.ca_file = argv[1];
     if (!c.cfg.new_ctx && !(c.shared = wtls_client_ctx(&c.cfg, argv[1]))) {
         sp_loopback_fail("cannot make the client context", res.reason);
