@@ -90,6 +90,30 @@ def test_quic_transfer_runs_beside_tcp(built_openssl3, in_e2e_cache):
     assert "against TCP+TLS 1.3: throughput ×" in got["tls/quic-transfer/aes-128-gcm/16384"]["note"]
 
 
+def test_memory_per_quic_connection_is_counted_each_side_apart_beside_tcp(built_openssl3, in_e2e_cache):
+    result = run_cli("tls", "--quic", "--memory", "--lib", built_openssl3, "--lib", "system", "--connections",
+                     "2,20", "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    got = {(m["lib"], m["case"]): m for m in json.loads(result.stdout)["measurements"]}
+    lib = next(name for name, _ in got if name != "system")
+    quic, tcp = got[(lib, "tls/quic-memory/x25519/ecdsa-p256")], got[(lib, "tls/memory/tls1.3/x25519/ecdsa-p256")]
+    assert quic["status"] == "ok" and tcp["status"] == "ok", (quic, tcp)
+    assert "QUICv1 TLS_AES_128_GCM_SHA256 group x25519 ALPN sslperf" in quic["note"], quic["note"]
+    assert "against TCP+TLS 1.3 (N=20): client ×" in quic["note"], quic["note"]
+    extra = quic["extra"]
+    assert extra["connections"] == [2, 20]
+    for side in ("client_bytes", "server_bytes"):
+        # Bytes per connection: what freeing each side gave back, about the same for 2 connections as for 20
+        # (a fixed cost counted once would be ten times smaller per connection at 20).
+        assert all(b > 10_000 for b in extra[side]), extra
+        assert 0.8 < extra[side][1] / extra[side][0] < 1.25, extra
+    # Both sides together are what the established connections hold beyond the baseline, give or take the
+    # listener's shared state.
+    assert extra["established_bytes"][1] >= 0.95 * (extra["client_bytes"][1] + extra["server_bytes"][1]), extra
+    assert got[("system", "tls/quic-memory/x25519/ecdsa-p256")]["status"] == "n/a"
+    assert got[("system", "tls/memory/tls1.3/x25519/ecdsa-p256")]["status"] == "ok"
+
+
 def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):
     result = run_cli("tls", "--quic", "--loopback", "--lib", "system", "--no-store")
     assert result.returncode == 2 and "are different measurements" in result.stderr, result.stderr
@@ -97,6 +121,8 @@ def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):
     assert result.returncode == 2, result.stderr
     assert "QUIC over loopback UDP (--quic) is not measured for this library yet" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+    result = run_cli("tls", "--quic", "--memory", "--path", "rtt=50ms", "--lib", "system", "--no-store")
+    assert result.returncode == 2 and "--path does not go with it" in result.stderr, result.stderr
 
 
 def test_the_relay_delays_and_drops_each_way_as_asked(built_openssl3, in_e2e_cache):

@@ -48,7 +48,7 @@ err_console = make_console(stderr=True)
 @click.option("--memory", is_flag=True,
               help="Instead: bytes the library holds per established connection (client and server apart) and "
                    "the peak during the handshake, with --connections pairs taken through the handshake in "
-                   "lockstep.")
+                   "lockstep; with --quic, per QUIC connection beside TLS 1.3's.")
 @click.option("--connections", default="100,1000", show_default=True,
               help="With --memory: how many connections at once (a comma-separated list).")
 @provider_options
@@ -72,6 +72,7 @@ def tls(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force,
       sslperf tls --loopback --client both --lib openssl-1.1.1w --lib openssl-3.0.2 --lib openssl-3.1.3
       sslperf tls --quic --lib openssl-3.5 --lib openssl-3.6 --lib openssl-4.0
       sslperf tls --quic --transfer --path rtt=50ms --lib openssl-3.5 --lib openssl-3.6
+      sslperf tls --quic --memory --lib openssl-3.5 --lib openssl-4.0
       sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
       sslperf tls --transfer --lib openssl-3.6 --lib boringssl
     """

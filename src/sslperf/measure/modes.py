@@ -5,6 +5,7 @@
 - loopback:     real HTTPS GETs over 127.0.0.1 (the harness's client, a real curl, or both);
 - transfer-tcp: bulk transfer over a loopback TCP connection, kernel TLS off and on;
 - memory:       bytes per TLS connection, connections taken through the handshake in lockstep;
+- quic:         QUIC over loopback UDP (GETs, transfer, memory), each beside TLS 1.3 over TCP;
 - threads:      any case's rate with each thread count.
 
 `tls(request, …)` runs the one `sslperf tls` asked for (plan.TlsRequest)."""
@@ -115,9 +116,7 @@ def run_quic(libs: list[Lib], cases: list[Case], store, request: TlsRequest) -> 
     run = new_run(libs, {"suite": "tls-quic", "requests": request.requests,
                          "server_lib": request.server and request.server.name, "path": request.path.id})
     _describe_path(run, request.path)
-    shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
-                                if c.id.startswith("tls/handshake/tls1.3/")))
-    shapes = shapes[:4] if request.chosen else QUIC_SHAPES
+    shapes = _quic_shapes(cases, request.chosen)
 
     def measure(keep: Keep) -> None:
         server = request.server
@@ -213,6 +212,33 @@ def run_memory(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...
     return record(run, store, "sslperf tls", measure)
 
 
+def run_quic_memory(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...], chosen: bool) -> Run:
+    """Bytes per QUIC connection over loopback UDP and, just before it for each library and shape, per TLS 1.3
+    connection (in memory, as --memory counts it): the groups and certificates of the chosen TLS 1.3 cases (at
+    most four), else QUIC_SHAPES."""
+    _refuse_other_backends(libs, "QUIC over loopback UDP (--quic)")
+    run = new_run(libs, {"suite": "tls-quic-memory", "connections": ",".join(map(str, counts))})
+    shapes = _quic_shapes(cases, chosen)
+
+    def measure(keep: Keep) -> None:
+        with certificates.made_by(*libs) as cert_dir:
+            for group, cert in shapes:
+                for lib in libs:
+                    tcp = memory.per_connection(lib, cert_dir, f"tls/handshake/tls1.3/{group}/{cert}/shared",
+                                                list(counts))
+                    keep(tcp)
+                    keep(memory.against_tcp(memory.quic_per_connection(lib, cert_dir, group, cert, list(counts)),
+                                            tcp))
+    return record(run, store, "sslperf tls", measure)
+
+
+def _quic_shapes(cases: list[Case], chosen: bool) -> list[tuple[str, str]]:
+    """The groups and certificates of the chosen TLS 1.3 handshake cases (at most four), else QUIC_SHAPES."""
+    shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
+                                if c.id.startswith("tls/handshake/tls1.3/")))
+    return shapes[:4] if chosen else QUIC_SHAPES
+
+
 def run_threads(libs: list[Lib], cases: list[Case], store, counts: tuple[int, ...], seconds: float,
                 mode: str = "shared", source: str = "sslperf tls", rounds: int = THREAD_ROUNDS) -> Run:
     """Each case's rate with each thread count (see measure.threads for the modes);
@@ -251,6 +277,8 @@ def tls(request: TlsRequest, libs: list[Lib], cases: list[Case], settings: Setti
         return run_loopback(libs, cases, store, request, on_build)
     if request.mode == "quic":
         return run_quic(libs, cases, store, request)
+    if request.mode == "quic-memory":
+        return run_quic_memory(libs, cases, store, request.connections, request.chosen)
     if request.mode == "quic-transfer":
         return run_quic_transfer(libs, cases, store, request.seconds, request.rounds, request.path)
     if request.mode == "memory":

@@ -60,8 +60,8 @@ def check_threads(cases: list, libs: list, thread_counts: list[int], seconds: fl
 @dataclass(frozen=True)
 class TlsRequest:
     """What `sslperf tls` was asked to measure: the mode and its own settings, checked."""
-    mode: str                              # runner | loopback | transfer-tcp | quic | quic-transfer | memory |
-    #                                        threads
+    mode: str                              # runner | loopback | transfer-tcp | quic | quic-transfer |
+    #                                        quic-memory | memory | threads
     seconds: float = 0.25                  # transfer-tcp: per round
     rounds: int = 3                        # transfer-tcp and threads: rounds of every shape or thread count
     requests: int = 30                     # loopback: GETs per measurement
@@ -71,7 +71,7 @@ class TlsRequest:
     threads: tuple[int, ...] = ()          # threads: the thread counts
     thread_seconds: float = 2.0
     thread_mode: str = "shared"
-    connections: tuple[int, ...] = ()      # memory: connection counts
+    connections: tuple[int, ...] = ()      # memory, quic-memory: connection counts
     chosen: bool = False                   # the user chose the cases (else each mode's own pattern)
     path: NetPath = NetPath()              # quic, quic-transfer: the network path (emulated or loopback as it is)
 
@@ -87,6 +87,12 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
                            hint="e.g. `sslperf tls --quic --transfer --path rtt=50ms --lib openssl-3.6`.")
     chosen = [name for name, on in (("--loopback", loopback), ("--quic", quic), ("--threads", thread_list),
                                     ("--memory", memory)) if on]
+    if quic and memory:           # QUIC's memory per connection, beside TLS 1.3's
+        chosen.remove("--memory")
+        if rest["path"].emulated:
+            raise SslperfError("--memory counts the bytes a connection holds once established; a network path "
+                               "does not change them, so --path does not go with it.",
+                               hint="Drop --path, or measure GETs or transfers over it (--quic [--transfer]).")
     if client != "harness" and not loopback:
         raise SslperfError("--client chooses who makes the loopback requests; it needs --loopback.",
                            hint="e.g. `sslperf tls --loopback --client curl --lib openssl-3.0`.")
@@ -99,7 +105,7 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
         raise SslperfError("--thread-mode shared shares one SSL_CTX between handshakes; bulk transfers run on "
                            "connections of their own.", hint="Use --thread-mode own (or libctx) with --transfer.")
     mode = ("transfer-tcp" if loopback and transfer else "loopback" if loopback
-            else "quic-transfer" if quic and transfer else "quic" if quic
+            else "quic-transfer" if quic and transfer else "quic-memory" if quic and memory else "quic" if quic
             else "memory" if memory else "threads" if thread_list else "runner")
     seconds, rounds = (max(time_ms, TRANSFER_TCP_MIN_MS) / 1000, max(samples // 2, TRANSFER_TCP_ROUNDS)) \
         if mode in ("transfer-tcp", "quic-transfer") else (time_ms / 1000, max(samples // 3, THREAD_ROUNDS))

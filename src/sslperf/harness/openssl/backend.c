@@ -83,13 +83,14 @@ const sp_command SP_BACKEND_COMMANDS[] = {
     {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},
     {"transfer-client", 7, 7, transfer_client, "transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off"},
     {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
+    {"quic-memory", 3, 3, quic_memory, "quic-memory GROUP CERT CONNECTIONS"},
     {"fetch", 2, 2, fetch_mode, "fetch digest|cipher|mac|signature|keyexch NAME"},
 };
 const size_t SP_N_BACKEND_COMMANDS = sizeof(SP_BACKEND_COMMANDS) / sizeof(SP_BACKEND_COMMANDS[0]);
 
 void sp_backend_init(const char *command)
 {
-    if (strcmp(command, "memory") == 0)
+    if (strcmp(command, "memory") == 0 || strcmp(command, "quic-memory") == 0)
         memory_hooks_install();              /* before the library allocates anything */
 #if SP_BSSL
     CRYPTO_library_init();

@@ -21,6 +21,7 @@ int quic_transfer_server(int argc, char **argv);   /* quic_transfer.c */
 int quic_transfer_client(int argc, char **argv);
 int check_config(int argc, char **argv);
 int memory_mode(int argc, char **argv);   /* memory.c */
+int quic_memory(int argc, char **argv);   /* quic_memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
 int transfer_client(int argc, char **argv);
 void memory_hooks_install(void);          /* memory.c: must run before the library allocates */

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "harness.h"
 #include "families.h"
+#include "memory.h"
 #include "tls.h"
 
 #include <openssl/crypto.h>
@@ -88,8 +89,7 @@ void memory_hooks_install(void)
 #endif
 }
 
-/* Bytes in use now: the hooks' count, or the C allocator's. */
-static size_t in_use(void)
+size_t memory_in_use(void)
 {
     if (hooked)
         return live_bytes;
@@ -101,11 +101,33 @@ static size_t in_use(void)
     return (size_t)info.uordblks + (size_t)info.hblkhd;
 }
 
-static void sample_peak(void)
+void memory_sample_peak(void)
 {
-    size_t now = in_use();
+    size_t now = memory_in_use();
     if (now > peak_bytes)
         peak_bytes = now;
+}
+
+size_t memory_start(void)
+{
+    peak_bytes = memory_in_use();
+    return peak_bytes;
+}
+
+void memory_reply(const char *case_id, long n, size_t baseline, size_t all, size_t without_servers,
+                  size_t without_clients, const char *checked)
+{
+    printf("{\"type\":\"memory\",\"case\":");
+    json_string(case_id);
+    printf(",\"connections\":%ld,\"method\":\"%s\",\"baseline\":%zu,\"established\":%zu,\"peak\":%zu,"
+           "\"server_bytes\":%zu,\"client_bytes\":%zu", n,
+           hooked ? "allocator hooks (CRYPTO_set_mem_functions)" : "C allocator statistics (mallinfo2)",
+           baseline, all, peak_bytes, all - without_servers, without_servers - without_clients);
+    if (checked && *checked) {
+        printf(",\"checked\":");
+        json_string(checked);
+    }
+    printf("}\n");
 }
 
 int memory_mode(int argc, char **argv)
@@ -137,8 +159,7 @@ int memory_mode(int argc, char **argv)
     int ok = client && server && cbio && sbio;
     for (long i = 0; ok && i < n; i++)       /* transports first: not counted */
         ok = BIO_new_bio_pair(&cbio[i], 0, &sbio[i], 0) && BIO_up_ref(cbio[i]) && BIO_up_ref(sbio[i]);
-    size_t baseline = in_use();
-    peak_bytes = baseline;
+    size_t baseline = memory_start();
     for (long i = 0; ok && i < n; i++) {
         client[i] = SSL_new(client_ctx);
         server[i] = SSL_new(server_ctx);
@@ -167,7 +188,7 @@ int memory_mode(int argc, char **argv)
                 ok = tls_handshake_step(server[i], &done);
             server_done[i] = (char)done;
         }
-        sample_peak();
+        memory_sample_peak();
         established = 0;
         for (long i = 0; i < n; i++)
             established += client_done[i] && server_done[i];
@@ -178,22 +199,16 @@ int memory_mode(int argc, char **argv)
         int rc = SSL_read(client[i], &byte, 1);
         ok = rc <= 0 && SSL_get_error(client[i], rc) == SSL_ERROR_WANT_READ;
     }
-    sample_peak();
-    size_t all = in_use();
+    memory_sample_peak();
+    size_t all = memory_in_use();
     for (long i = 0; i < n; i++)
         SSL_free(server ? server[i] : NULL);
-    size_t without_servers = in_use();
+    size_t without_servers = memory_in_use();
     for (long i = 0; i < n; i++)
         SSL_free(client ? client[i] : NULL);
-    size_t without_clients = in_use();
-    if (ok) {
-        printf("{\"type\":\"memory\",\"case\":");
-        json_string(case_id);
-        printf(",\"connections\":%ld,\"method\":\"%s\",\"baseline\":%zu,\"established\":%zu,\"peak\":%zu,"
-               "\"server_bytes\":%zu,\"client_bytes\":%zu}\n", n,
-               hooked ? "allocator hooks (CRYPTO_set_mem_functions)" : "C allocator statistics (mallinfo2)",
-               baseline, all, peak_bytes, all - without_servers, without_servers - without_clients);
-    }
+    size_t without_clients = memory_in_use();
+    if (ok)
+        memory_reply(case_id, n, baseline, all, without_servers, without_clients, NULL);
     for (long i = 0; cbio && sbio && i < n; i++) {
         BIO_free(cbio[i]);
         BIO_free(sbio[i]);

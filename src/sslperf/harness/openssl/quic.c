@@ -45,7 +45,7 @@
 
 static const unsigned char ALPN_WIRE[] = "\x07" QUIC_ALPN;
 
-static int parse_quic(const char *group, const char *cert, tls_config *cfg, prep_result *res)
+int quic_handshake_config(const char *group, const char *cert, tls_config *cfg, prep_result *res)
 {
     case_name name;
     if (!sp_handshake_name(&name, "tls1.3", group, cert, "shared") || tls_parse(&name, cfg, res) != PREP_OK)
@@ -159,7 +159,7 @@ int quic_server(int argc, char **argv)
     prep_result res = {0};
     SSL_CTX *ctx = NULL, *unused = NULL;
     char ca_file[600];
-    if (argc != 4 || !parse_quic(argv[1], argv[2], &cfg, &res)) {
+    if (argc != 4 || !quic_handshake_config(argv[1], argv[2], &cfg, &res)) {
         (res.status == PREP_NA ? sp_loopback_na : sp_loopback_fail)("bad quic-server arguments", res.reason);
         return 2;
     }
@@ -211,7 +211,7 @@ void check_quic(const tls_config *cfg, SSL *ssl, char *problem, size_t problem_l
                  SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)), group, QUIC_ALPN);
 }
 
-SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd)
+SSL *quic_listener(SSL_CTX *ctx, int *fd, int *port)
 {
     SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
     struct sockaddr_in addr = {.sin_family = AF_INET};
@@ -222,14 +222,24 @@ SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd)
     if (*fd < 0 || bind(*fd, (struct sockaddr *)&addr, sizeof(addr)) != 0
         || getsockname(*fd, (struct sockaddr *)&addr, &len) != 0 || !(listener = SSL_new_listener(ctx, 0))
         || !SSL_set_fd(listener, *fd) || !SSL_set_blocking_mode(listener, 0) || !SSL_listen(listener)) {
-        sp_loopback_fail("cannot listen on 127.0.0.1 over UDP", NULL);
         SSL_free(listener);
         if (*fd >= 0)
             close(*fd);
         return NULL;
     }
-    printf("{\"type\":\"listening\",\"port\":%d,\"protocol\":\"quic\",\"alpn\":\"%s\",\"ca_file\":",
-           ntohs(addr.sin_port), QUIC_ALPN);
+    *port = ntohs(addr.sin_port);
+    return listener;
+}
+
+SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd)
+{
+    int port = 0;
+    SSL *listener = quic_listener(ctx, fd, &port);
+    if (!listener) {
+        sp_loopback_fail("cannot listen on 127.0.0.1 over UDP", NULL);
+        return NULL;
+    }
+    printf("{\"type\":\"listening\",\"port\":%d,\"protocol\":\"quic\",\"alpn\":\"%s\",\"ca_file\":", port, QUIC_ALPN);
     json_string(ca_file);
     printf(",\"library\":");
     json_string(sp_library_version());
@@ -238,25 +248,50 @@ SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd)
     return listener;
 }
 
-SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len)
+int quic_udp_socket(int port)
 {
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    SSL *ssl = NULL;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+SSL *quic_client_new(SSL_CTX *ctx, BIO *net, int port)
+{
+    struct in_addr loopback = {.s_addr = htonl(INADDR_LOOPBACK)};
     BIO_ADDR *peer = BIO_ADDR_new();
-    *fd = socket(AF_INET, SOCK_DGRAM, 0);
-    if (*fd < 0 || connect(*fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || !peer
-        || !BIO_ADDR_rawmake(peer, AF_INET, &addr.sin_addr, sizeof(addr.sin_addr), addr.sin_port)) {
+    SSL *ssl = SSL_new(ctx);
+    int ok = peer && ssl && BIO_ADDR_rawmake(peer, AF_INET, &loopback, sizeof(loopback), htons((uint16_t)port));
+    if (ok)
+        SSL_set_bio(ssl, net, net);                           /* the SSL takes the caller's reference */
+    else
+        BIO_free(net);
+    ok = ok && SSL_set1_initial_peer_addr(ssl, peer) && SSL_set_tlsext_host_name(ssl, "localhost")
+         && SSL_set1_host(ssl, "localhost") && SSL_set_alpn_protos(ssl, ALPN_WIRE, sizeof(ALPN_WIRE) - 1) == 0;
+    BIO_ADDR_free(peer);
+    if (!ok) {
+        SSL_free(ssl);
+        return NULL;
+    }
+    return ssl;
+}
+
+SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len)
+{
+    SSL *ssl = NULL;
+    BIO *net = NULL;
+    if ((*fd = quic_udp_socket(port)) < 0 || !(net = BIO_new_dgram(*fd, BIO_NOCLOSE))) {
         snprintf(why, why_len, "cannot open a UDP socket to 127.0.0.1:%d", port);
-    } else if (!(ssl = SSL_new(ctx)) || !SSL_set_fd(ssl, *fd) || !SSL_set1_initial_peer_addr(ssl, peer)
-               || !SSL_set_tlsext_host_name(ssl, "localhost") || !SSL_set1_host(ssl, "localhost")
-               || SSL_set_alpn_protos(ssl, ALPN_WIRE, sizeof(ALPN_WIRE) - 1) != 0 || SSL_connect(ssl) != 1) {
+    } else if (!(ssl = quic_client_new(ctx, net, port)) || SSL_connect(ssl) != 1) {
         snprintf(why, why_len, "QUIC handshake failed: ");
         ERR_error_string_n(ERR_get_error(), why + strlen(why), why_len - strlen(why));
         SSL_free(ssl);
         ssl = NULL;
     }
-    BIO_ADDR_free(peer);
     return ssl;
 }
 
@@ -303,7 +338,7 @@ int quic_get(int argc, char **argv)
 {
     struct client c = {0};
     prep_result res = {0};
-    if (argc != 5 || !parse_quic(argv[2], argv[3], &c.cfg, &res)) {
+    if (argc != 5 || !quic_handshake_config(argv[2], argv[3], &c.cfg, &res)) {
         sp_loopback_fail("bad quic-get arguments", res.reason);
         return 2;
     }

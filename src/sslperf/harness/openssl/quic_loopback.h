@@ -14,9 +14,19 @@
 #if SP_OSSL_QUIC
 #include <openssl/quic.h>
 
-/* A non-blocking listener of `ctx` on a UDP socket bound to 127.0.0.1 alone (its fd in *fd), the ALPN answered;
- * prints {"type":"listening",...} with the port and `ca_file`. NULL (and an error line printed) when it cannot. */
+/* The TLS 1.3 handshake case of GROUP and CERT, for QUIC: 1, or 0 with `res` saying why not. */
+int quic_handshake_config(const char *group, const char *cert, tls_config *cfg, prep_result *res);
+
+/* A non-blocking listener of `ctx` on a UDP socket bound to 127.0.0.1 alone (its fd in *fd, its port in *port),
+ * the ALPN answered; NULL when it cannot. */
+SSL *quic_listener(SSL_CTX *ctx, int *fd, int *port);
+/* quic_listener, then prints {"type":"listening",...} with the port and `ca_file`. NULL (and an error line printed) when it cannot. */
 SSL *quic_listen(SSL_CTX *ctx, const char *ca_file, int *fd);
+/* A UDP socket connected to 127.0.0.1:PORT, or -1. */
+int quic_udp_socket(int port);
+/* A client connection of `ctx` to 127.0.0.1:PORT over `net` (the SSL takes that reference; freed on failure):
+ * peer address, SNI, host check and ALPN set, the handshake not started; NULL when it cannot be made. */
+SSL *quic_client_new(SSL_CTX *ctx, BIO *net, int port);
 /* A blocking QUIC connection of `ctx` to 127.0.0.1:PORT over a new UDP socket (*fd), handshake done, or NULL
  * with `why`. */
 SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len);

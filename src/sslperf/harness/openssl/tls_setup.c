@@ -321,7 +321,7 @@ void tls_group_name(const SSL *client, char *out, size_t len)
 void list_tls(void)
 {
     /* In memory (tls.c, transfer.c), over loopback (loopback.c, transfer_tcp.c, QUIC: quic.c) and memory
-     * (memory.c). */
+     * (memory.c, quic_memory.c). */
     static const id_template IDS[] = {
         {"tls/handshake/{protocol}/{group}/{cert}/{context}", NULL, "{group} {cert}", "handshake-{context}"},
         {"tls/resume/{protocol}/{resumption}/{group}/{cert}", NULL, "{group} {cert}", "resume-{resumption}"},
@@ -332,6 +332,7 @@ void list_tls(void)
         {"tls/quic-transfer/{suite}/{size}[/{path}]", "tls-loopback", "{suite}", "quic-transfer"},
         {"tls/transfer-tcp/{protocol}/{suite}/{size}/{kernel}", "tls-loopback", "{suite}", "transfer-tcp-{kernel}"},
         {"tls/memory/{protocol}/{group}/{cert}", "tls-memory", "{group} {cert}", "memory-{protocol}"},
+        {"tls/quic-memory/{group}/{cert}", "tls-memory", "{group} {cert}", "quic-memory"},   /* quic_memory.c */
     };
     static const char *const CLIENTS[] = {"new", "shared", "curl"};   /* https-get's contexts; a real curl */
     static const char *const KERNELS[] = {"no-ktls", "ktls"};         /* transfer-tcp: kernel TLS off, on */
