@@ -13,7 +13,12 @@ import time
 import pytest
 from conftest import run_cli
 
+from sslperf.bisect import probe
+from sslperf.bisect.space import Point, Space
+from sslperf.errors import SslperfError
 from sslperf.libs import installed
+from sslperf.measure import plan
+from sslperf.measure.suites import parse_case
 from sslperf.measure import loopback, netpath
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Server
@@ -112,6 +117,60 @@ def test_memory_per_quic_connection_is_counted_each_side_apart_beside_tcp(built_
     assert extra["established_bytes"][1] >= 0.95 * (extra["client_bytes"][1] + extra["server_bytes"][1]), extra
     assert got[("system", "tls/quic-memory/x25519/ecdsa-p256")]["status"] == "n/a"
     assert got[("system", "tls/memory/tls1.3/x25519/ecdsa-p256")]["status"] == "ok"
+
+
+def test_quic_and_tcp_gets_from_client_threads_at_once_against_one_server(built_openssl3, in_e2e_cache):
+    result = run_cli("tls", "--quic", "--threads", "1,4", "--lib", built_openssl3, "--requests", "5", "--samples", "3",
+                     "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    got = {m["case"]: m for m in run["measurements"]}
+    assert set(got) == {f"threads/clients/{n:03}/{case}" for n in (1, 4)
+                        for case in ("tls/quic/x25519/ecdsa-p256", "tls/loopback/tls1.3/x25519/ecdsa-p256/shared")}
+    for case, m in got.items():
+        n = int(case.split("/")[2])
+        assert m["status"] == "ok", m
+        # Three rounds; each sample is every request of all n client threads over the loop's wall time.
+        assert m["ops"] == [5 * n] * 3, (case, m["ops"])
+        assert len(m["extra"]["total_ns"]) == 15 * n
+        # n threads at once: the loop takes less than the sum of its requests' own times (they overlapped).
+        if n == 4:
+            assert all(wall < sum(m["extra"]["total_ns"][i * 20:(i + 1) * 20]) for i, wall in enumerate(m["wall_ns"]))
+            # ... and no server lets them wait on each other: four clients at once get at least half the rate of one
+            # (a QUIC server that counted draining connections as busy served them at 2% of it).
+            one = got[case.replace("/004/", "/001/")]
+            rate = lambda r: statistics.median(o * 1e9 / w for o, w in zip(r["ops"], r["wall_ns"]))  # noqa: E731
+            assert rate(m) > 0.5 * rate(one), (case, rate(m), rate(one))
+    assert any("one CPU and every client thread on another" in w for w in run["warnings"])
+
+
+def test_bisect_measures_a_quic_case_in_rounds_over_the_path_its_id_names(built_openssl3, built_openssl,
+                                                                         in_e2e_cache):
+    case = parse_case("tls/quic/x25519/ecdsa-p256/rtt10ms")
+    assert probe.choose_metric("auto", case)[0] == "wall"
+    with pytest.raises(SslperfError, match="cannot measure a loopback case"):
+        probe.choose_metric("instructions", case)
+    newer, older = installed.find(built_openssl3), installed.find(built_openssl)
+    space = Space([Point(lib.name, lib.name) for lib in (older, newer)], good=0, kind="releases")
+    settings = plan.settings(100, 10, None, False, 3)
+    judge = probe.Judge("wall", 0.02, 0.05)
+    with made_by(newer) as cert_dir:
+        step = probe.RealProbe(space, case, settings, judge, probe.Events(), cert_dir)
+        step.libs = {0: older, 1: newer}
+        run = step.measure([0, 1], False)
+        tcp = probe.RealProbe(space, parse_case("tls/loopback/tls1.3/x25519/ecdsa-p256/shared"), settings, judge,
+                              probe.Events(), cert_dir)
+        tcp.libs = step.libs
+        tcp_run = tcp.measure([0, 1], False)
+    # OpenSSL 1.1.1 has no QUIC: the step cannot use it, and says why.
+    assert "no QUIC server" in step.unusable(run, 0)
+    assert step.unusable(run, 1) is None
+    measured = next(m for m in run.measurements if m.lib == newer.name)
+    # Three rounds of 30 GETs, each sample marked with its round; every one crossed the 10 ms path the id names.
+    assert measured.extra["process"] == [0] * 30 + [1] * 30 + [2] * 30
+    assert min(measured.wall_ns) > 10_000_000 and "round trip 10 ms" in measured.note
+    # Two libraries' samples pair round by round, as the runner's pair process by process.
+    assert tcp.unusable(tcp_run, 0) is None and tcp.change(tcp_run, 0, 1).method == "paired"
 
 
 def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):

@@ -22,7 +22,7 @@ from sslperf.libs import build as builder
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
 from sslperf.libs.system import find_system
-from sslperf.measure import certificates
+from sslperf.measure import certificates, rounds
 from sslperf.measure.modes import run_cases
 from sslperf.measure.runner import Settings
 from sslperf.measure.suites import Case
@@ -33,10 +33,13 @@ LONGER = 2          # an unclear step is measured again with this many times the
 DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}      # %, when --threshold is not given
 
 
-def choose_metric(requested: str) -> tuple[str, str]:
+def choose_metric(requested: str, case: Case | None = None) -> tuple[str, str]:
     """(the metric that decides each step, why). auto: instructions counted by
     callgrind where valgrind is installed (they do not move with the
-    machine's load), else wall time."""
+    machine's load), else wall time; a loopback case (a server and a client
+    process) is always timed by the wall clock."""
+    if case is not None and rounds.handles(case):
+        return rounds.metric(requested)
     if requested != "auto":
         return requested, "asked for"
     if shutil.which("valgrind"):
@@ -126,9 +129,13 @@ class RealProbe:
                                            processes=settings.processes * LONGER)
         self.events.measuring([self.space.points[i].label for i in indexes], longer)
         started = time.monotonic()
-        run = run_cases([self.libs[i] for i in indexes], [self.case], settings, None, "sslperf bisect",
-                        {"suite": "bisect-step", "metric": self.judge.metric},
-                        progress=self.events.measured, cert_dir=self.cert_dir)
+        libs, extra = [self.libs[i] for i in indexes], {"suite": "bisect-step", "metric": self.judge.metric}
+        if rounds.handles(self.case):         # a server and a client over 127.0.0.1, in interleaved rounds
+            run = rounds.run(libs, self.case, settings, None, "sslperf bisect", extra, self.events.measured,
+                             self.cert_dir)
+        else:
+            run = run_cases(libs, [self.case], settings, None, "sslperf bisect", extra,
+                            progress=self.events.measured, cert_dir=self.cert_dir)
         self.measure_seconds += time.monotonic() - started
         self.runs.append(run)
         return run
@@ -248,8 +255,17 @@ def _record(result: Bisect, store) -> Run | None:
     return record
 
 
+def profiled(case_id: str) -> bool:
+    """Whether a step of this case can be explained by profiling (not a loopback case: callgrind runs the
+    harness's loop in one process, and a loopback case has a server and a client)."""
+    return not rounds.handles(Case(case_id, "tls", "", ""))
+
+
 def explain(result: Bisect, top_boundaries: int = 2) -> None:
-    """Profile each found step's two sides, the largest steps first."""
+    """Profile each found step's two sides, the largest steps first (an in-memory case only: callgrind runs the
+    harness's loop in one process)."""
+    if not profiled(result.case):
+        return
     for boundary in [b for b in result.outcome.boundaries if b.kind == "step"][:top_boundaries]:
         older, newer = result.probe.libs[boundary.before], result.probe.libs[boundary.after]
         result.explanations.append((boundary, *profile_pair(older, newer, result.case)))

@@ -74,7 +74,7 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
     started = time.monotonic()
     case = suites.parse_case(case_id)
     jobs = jobs or os.cpu_count() or 1
-    metric, why = probe.choose_metric(metric)
+    metric, why = probe.choose_metric(metric, case)
     space = (spaces.commits_between(git_repo, good, bad, jobs) if git_repo
              else spaces.releases_between(good, bad, jobs))
     threshold = probe.DEFAULT_THRESHOLD[metric] if threshold is None else threshold
@@ -106,6 +106,11 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
 
 def _explain(result, out) -> None:
     if not any(b.kind == "step" for b in result.outcome.boundaries):
+        return
+    if not probe.profiled(result.case):
+        out.print("Not explained: a loopback case runs a server and a client process, which callgrind does not "
+                  "profile together; `sslperf profile` on the in-memory handshake or transfer case of the same "
+                  "group and suite shows the library's side.", style="yellow")
         return
     if not can_profile():
         out.print("Not explained: profiling the two sides needs valgrind (callgrind).", style="yellow")

@@ -22,23 +22,30 @@ RELAY_IDLE_MS = 30_000      # a relay whose client and server are gone stops by 
 
 
 def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str, ctx: str,
-             requests: int) -> Measurement:
-    """`requests` sequential HTTPS GETs from `client` to a server of `server`."""
+             requests: int, threads: int = 1) -> Measurement:
+    """`requests` sequential HTTPS GETs from `client` to a server of `server`; with `threads`, that many client
+    threads at once, `requests` each, and as many server workers."""
     m = make("tls/loopback", protocol=proto, group=group, cert=cert, client=ctx).result(
         client.name, unit="ops", note=f"server: {server.name}")
     return _requests(m, client, server, cert_dir, ("https-server", str(cert_dir), proto, group, cert),
-                     ("https-get", proto, group, cert, ctx), requests)
+                     ("https-get", proto, group, cert, ctx), requests, threads=threads)
 
 
 def quic(client: Lib, server: Lib, cert_dir: Path, group: str, cert: str, requests: int,
-         path: NetPath = NetPath()) -> Measurement:
+         path: NetPath = NetPath(), threads: int = 1) -> Measurement:
     """`requests` sequential GETs from `client` to a server of `server`, each on a new QUIC connection over
     loopback UDP (OpenSSL's QUIC stack, ALPN "sslperf"), the request on one bidirectional stream; over `path`
-    (through the UDP relay) when it is emulated."""
-    m = make("tls/quic", group=group, cert=cert, path=path.id).result(
-        client.name, unit="ops", note=f"server: {server.name}; path: {path.describe()}")
+    (through the UDP relay) when it is emulated; with `threads`, that many client threads at once, `requests`
+    each, the server's one event loop taking that many connections at once."""
+    m = quic_case(group, cert, path).result(client.name, unit="ops",
+                                            note=f"server: {server.name}; path: {path.describe()}")
     return _requests(m, client, server, cert_dir, ("quic-server", str(cert_dir), group, cert),
-                     ("quic-get", group, cert), requests, path)
+                     ("quic-get", group, cert), requests, path, threads)
+
+
+def quic_case(group: str, cert: str, path: NetPath = NetPath()):
+    """The QUIC GET case of `group` and `cert` over `path`."""
+    return make("tls/quic", group=group, cert=cert, path=path.id)
 
 
 def tcp_case(group: str, cert: str):
@@ -76,13 +83,15 @@ def relayed(lib: Lib, port: int, path: NetPath, cpu: int | None) -> Iterator[int
 
 
 def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tuple[str, ...],
-              get: tuple[str, ...], requests: int, path: NetPath = NetPath()) -> Measurement:
+              get: tuple[str, ...], requests: int, path: NetPath = NetPath(), threads: int = 1) -> Measurement:
     """A server (`serve`: its command and arguments) of `server` on one CPU and the client (`get`: its command
     and arguments, the port and CA file put after the command) of `client` on another: one warm-up request,
-    then `requests` timed ones; `m` takes the per-request times, or the reason there are none."""
+    then `requests` timed ones (from each of `threads` client threads at once, the server taking as many
+    connections at once); `m` takes the per-request times and the whole loop's, or the reason there are none."""
     env = certificates.env(cert_dir)
     server_cpu, client_cpu = pinning.loopback_cpus()
-    with Server(server, *serve, str(requests + 1), env=env, cpu=server_cpu) as running:
+    at_once = (str(threads),) if threads > 1 else ()
+    with Server(server, *serve, str(requests * threads + 1), *at_once, env=env, cpu=server_cpu) as running:
         hello = running.line(timeout=120)
         if hello["type"] != "listening":
             m.status = "n/a" if hello["type"] == "na" else "error"
@@ -93,8 +102,9 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
                 args = (get[0], str(port), hello["ca_file"], *get[1:])
                 # One warm-up request, so the first measured one is not the process's first.
                 call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
-                reply = call(client, *args, str(requests), timeout=60 + requests * 5 * (1 + path.rtt_ms / 100),
-                             env=env, ok_codes=None, cpu=client_cpu).last
+                reply = call(client, *args, str(requests), *at_once,
+                             timeout=60 + requests * 5 * (1 + path.rtt_ms / 100) * threads, env=env, ok_codes=None,
+                             cpu=client_cpu).last
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m
@@ -114,6 +124,7 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
         m.ops = [1] * len(reply["total_ns"])
         m.wall_ns = reply["total_ns"]
         m.extra = {k: reply[k] for k in ("connect_ns", "pretransfer_ns", "total_ns")}
+        m.extra["loop_ns"] = [reply["loop_ns"]]
         return m
 
 

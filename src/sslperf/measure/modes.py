@@ -232,6 +232,43 @@ def run_quic_memory(libs: list[Lib], cases: list[Case], store, counts: tuple[int
     return record(run, store, "sslperf tls", measure)
 
 
+def run_quic_threads(libs: list[Lib], cases: list[Case], store, request: TlsRequest) -> Run:
+    """GETs from 1…N client threads at once (each a new connection per request) against one server per library
+    and shape: QUIC (the server's one event loop taking N connections at once) and TLS 1.3 over TCP (N server
+    worker threads), the thread counts interleaved over rounds. Each result's rate is requests per second of the
+    whole loop; its samples keep every request's latency under that load."""
+    _refuse_other_backends(libs, "QUIC over loopback UDP (--quic)")
+    counts = list(request.threads)
+    run = new_run(libs, {"suite": "tls-quic-threads", "requests": request.requests, "threads": ",".join(map(str, counts)),
+                         "rounds": request.rounds, "path": request.path.id})
+    _describe_path(run, request.path)
+    shapes = _quic_shapes(cases, request.chosen)
+
+    def measure(keep: Keep) -> None:
+        with certificates.made_by(*libs) as cert_dir:
+            for group, cert in shapes:
+                for lib in libs:
+                    kinds = {"quic": lambda n: loopback.quic(lib, lib, cert_dir, group, cert, request.requests,
+                                                             request.path, n)}
+                    if not request.path.emulated:
+                        kinds["tcp"] = lambda n: loopback.loopback(lib, lib, cert_dir, "tls1.3", group, cert,
+                                                                   "shared", request.requests, n)
+                    ids = {"quic": loopback.quic_case(group, cert, request.path).id,
+                           "tcp": loopback.tcp_case(group, cert).id}
+                    results = {(kind, n): threads.clients_result(lib, ids[kind], n) for kind in kinds for n in counts}
+                    for _ in range(request.rounds):
+                        for n in counts:
+                            for kind, measure_one in kinds.items():
+                                threads.take_clients_round(results[(kind, n)], measure_one(n))
+                    for m in results.values():
+                        keep(m)
+        cpus = run.environment.get("cpus") or 1
+        run.warnings.append(f"the server runs on one CPU and every client thread on another ({cpus} CPUs here): the "
+                            "figures show how each server copes with N connections at once on one core, not how it "
+                            "scales across cores.")
+    return record(run, store, "sslperf tls", measure)
+
+
 def _quic_shapes(cases: list[Case], chosen: bool) -> list[tuple[str, str]]:
     """The groups and certificates of the chosen TLS 1.3 handshake cases (at most four), else QUIC_SHAPES."""
     shapes = list(dict.fromkeys(tuple(c.id.split("/")[3:5]) for c in cases
@@ -277,6 +314,8 @@ def tls(request: TlsRequest, libs: list[Lib], cases: list[Case], settings: Setti
         return run_loopback(libs, cases, store, request, on_build)
     if request.mode == "quic":
         return run_quic(libs, cases, store, request)
+    if request.mode == "quic-threads":
+        return run_quic_threads(libs, cases, store, request)
     if request.mode == "quic-memory":
         return run_quic_memory(libs, cases, store, request.connections, request.chosen)
     if request.mode == "quic-transfer":

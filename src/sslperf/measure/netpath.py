@@ -75,6 +75,20 @@ def parse(text: str | None) -> NetPath:
     return path
 
 
+_ID = re.compile(r"^rtt([0-9.]+)ms(?:-jitter([0-9.]+)ms)?(?:-loss([0-9.]+)pct)?$")
+
+
+def from_id(text: str | None) -> NetPath:
+    """The path a case id's last part names (NetPath.id), loopback as it is for None."""
+    if text is None:
+        return NetPath()
+    match = _ID.match(text)
+    if not match:
+        raise SslperfError(f"`{text}` does not name a network path.",
+                           hint="A path part looks like rtt50ms, rtt50ms-jitter2ms or rtt50ms-jitter2ms-loss0.5pct.")
+    return NetPath(*(float(v) if v else 0.0 for v in match.groups()))
+
+
 def kernel_netem() -> str:
     """Whether this kernel could emulate the path itself: "yes", or "no: WHY"."""
     if Path("/sys/module/sch_netem").exists():

@@ -61,7 +61,7 @@ def check_threads(cases: list, libs: list, thread_counts: list[int], seconds: fl
 class TlsRequest:
     """What `sslperf tls` was asked to measure: the mode and its own settings, checked."""
     mode: str                              # runner | loopback | transfer-tcp | quic | quic-transfer |
-    #                                        quic-memory | memory | threads
+    #                                        quic-memory | quic-threads | memory | threads
     seconds: float = 0.25                  # transfer-tcp: per round
     rounds: int = 3                        # transfer-tcp and threads: rounds of every shape or thread count
     requests: int = 30                     # loopback: GETs per measurement
@@ -87,6 +87,11 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
                            hint="e.g. `sslperf tls --quic --transfer --path rtt=50ms --lib openssl-3.6`.")
     chosen = [name for name, on in (("--loopback", loopback), ("--quic", quic), ("--threads", thread_list),
                                     ("--memory", memory)) if on]
+    if quic and thread_list:      # QUIC from N client threads at once, beside TCP+TLS 1.3
+        chosen.remove("--threads")
+        if transfer or memory:
+            raise SslperfError("--quic --threads measures GETs from N client threads at once; it does not go with "
+                               "--transfer or --memory.", hint="Run them one after the other.")
     if quic and memory:           # QUIC's memory per connection, beside TLS 1.3's
         chosen.remove("--memory")
         if rest["path"].emulated:
@@ -105,7 +110,8 @@ def tls_request(loopback: bool, transfer: bool, memory: bool, thread_list: str |
         raise SslperfError("--thread-mode shared shares one SSL_CTX between handshakes; bulk transfers run on "
                            "connections of their own.", hint="Use --thread-mode own (or libctx) with --transfer.")
     mode = ("transfer-tcp" if loopback and transfer else "loopback" if loopback
-            else "quic-transfer" if quic and transfer else "quic-memory" if quic and memory else "quic" if quic
+            else "quic-transfer" if quic and transfer else "quic-memory" if quic and memory
+            else "quic-threads" if quic and thread_list else "quic" if quic
             else "memory" if memory else "threads" if thread_list else "runner")
     seconds, rounds = (max(time_ms, TRANSFER_TCP_MIN_MS) / 1000, max(samples // 2, TRANSFER_TCP_ROUNDS)) \
         if mode in ("transfer-tcp", "quic-transfer") else (time_ms / 1000, max(samples // 3, THREAD_ROUNDS))

@@ -10,7 +10,8 @@ case of `speed`, `api` or `tls`:
           (perftools' -l; OpenSSL 3.0+ only);
 - shared: TLS handshakes on one SSL_CTX pair shared by every thread.
 
-All three are the harness's one thread runner (`harness threads CASE N MS MODE`).
+All three are the harness's one thread runner (`harness threads CASE N MS MODE`). A fourth, `clients`, is for
+loopback GETs (TCP or QUIC): N client threads at once against one server (measure.modes.run_quic_threads).
 
 The thread counts are interleaved over rounds, so drift hits them alike;
 the workers may use every allowed CPU (recorded)."""
@@ -60,6 +61,30 @@ def across(lib: Lib, cert_dir: Path, of: str, counts: list[int], milliseconds: i
             m.extra = m.extra or {"per_thread": []}
             m.extra["per_thread"] += per_thread
     return list(results.values())
+
+
+CLIENTS = "clients"      # loopback GETs from N client threads at once against one server (measure.modes)
+
+
+def clients_result(lib: Lib, of: str, n: int) -> Measurement:
+    """The result of `of` (a loopback GET case) with `n` client threads at once."""
+    return make("threads", mode=CLIENTS, size=n, case=of).result(
+        lib.name, unit="ops", note=CLIENTS, operation=f"{n} client thread{'s' if n > 1 else ''}")
+
+
+def take_clients_round(m: Measurement, got: Measurement) -> None:
+    """One round of `got` (the loopback measurement) into `m`: a sample of all its requests over the whole loop's
+    wall time, and every request's latency; the first failure ends `m`."""
+    if m.status != "ok":
+        return
+    if got.status != "ok":
+        m.status, m.reason = got.status, got.reason
+        return
+    m.ops.append(len(got.wall_ns))
+    m.wall_ns.append(got.extra["loop_ns"][0])
+    m.extra = m.extra or {"total_ns": [], "pretransfer_ns": []}
+    m.extra["total_ns"] += got.extra["total_ns"]
+    m.extra["pretransfer_ns"] += got.extra["pretransfer_ns"]
 
 
 def efficiency(measurements: list[Measurement], metric: str = "wall") -> dict[str, float]:

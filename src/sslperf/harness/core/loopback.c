@@ -2,8 +2,11 @@
  * replies (see loopback.h; each backend's loopback.c does one connection's TLS). */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,32 +71,76 @@ int sp_request_count(const char *arg)
     return 0;
 }
 
+/* The accept loop every server worker runs on the one listening socket (non-blocking, so a worker that loses the
+ * race for a connection goes back to waiting). */
+struct accept_loop {
+    int fd, max_connections;
+    atomic_int served;
+    void (*serve)(void *ctx, int fd);
+    void *ctx;
+};
+
+static void *accept_worker(void *p)
+{
+    struct accept_loop *a = p;
+    int one = 1;
+    while (atomic_load(&a->served) < a->max_connections) {
+        struct pollfd pfd = {.fd = a->fd, .events = POLLIN};
+        if (poll(&pfd, 1, 30000) <= 0)
+            break;                                         /* idle: stop by ourselves */
+        int conn = accept(a->fd, NULL, NULL);
+        if (conn < 0)
+            continue;                                      /* another worker took it */
+        if (atomic_fetch_add(&a->served, 1) >= a->max_connections) {
+            close(conn);
+            break;
+        }
+        setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        a->serve(a->ctx, conn);
+        close(conn);
+    }
+    return NULL;
+}
+
 int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx)
 {
+    return sp_https_serve_workers(max_connections, 1, ca_file, serve, ctx);
+}
+
+int sp_https_serve_workers(int max_connections, int workers, const char *ca_file, void (*serve)(void *ctx, int fd),
+                           void *ctx)
+{
     struct sockaddr_in addr;
-    int fd = listen_loopback(&addr, 64), one = 1;
-    if (fd < 0) {
+    int fd = listen_loopback(&addr, 256);
+    if (fd < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) != 0) {
         sp_loopback_fail("cannot listen on 127.0.0.1", NULL);
         return 1;
     }
-    printf("{\"type\":\"listening\",\"port\":%d,\"ca_file\":", ntohs(addr.sin_port));
+    printf("{\"type\":\"listening\",\"port\":%d,\"workers\":%d,\"ca_file\":", ntohs(addr.sin_port), workers);
     json_string(ca_file);
     printf(",\"library\":");
     json_string(sp_library_version());
     printf("}\n");
     fflush(stdout);
-    for (int served = 0; served < max_connections; served++) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, 30000) <= 0)
-            break;                                         /* idle: stop by ourselves */
-        int conn = accept(fd, NULL, NULL);
-        if (conn < 0)
-            continue;
-        setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        serve(ctx, conn);
-        close(conn);
-    }
+    struct accept_loop loop = {.fd = fd, .max_connections = max_connections, .serve = serve, .ctx = ctx};
+    pthread_t extra[SP_MAX_WORKERS];
+    int started = 0;
+    for (; started < workers - 1 && started < SP_MAX_WORKERS; started++)
+        if (pthread_create(&extra[started], NULL, accept_worker, &loop) != 0)
+            break;
+    accept_worker(&loop);
+    for (int i = 0; i < started; i++)
+        pthread_join(extra[i], NULL);
     close(fd);
+    return 0;
+}
+
+int sp_concurrency(const char *arg)
+{
+    int n = atoi(arg);
+    if (n >= 1 && n <= SP_MAX_WORKERS)
+        return n;
+    sp_loopback_fail("concurrency out of range (1 to 256)", arg);
     return 0;
 }
 
@@ -119,30 +166,80 @@ static void json_u64_field(const char *key, const uint64_t *v, int n)
     printf("]");
 }
 
+/* One client thread's share of the requests: its slice of the times, how far it got and why it stopped. */
+struct get_thread {
+    int port, count, done;
+    sp_one_get get;
+    void *ctx;
+    uint64_t *connect_ns, *tls_ns, *total_ns;
+    char *checked;                 /* the first thread's: its first request is checked */
+    size_t checked_len;
+    char why[300];
+};
+
+static void *get_thread_main(void *p)
+{
+    struct get_thread *t = p;
+    for (; t->done < t->count; t->done++) {
+        uint64_t v[3] = {0, 0, 0};
+        if (!t->get(t->ctx, t->port, v, t->why, sizeof(t->why), t->done == 0 ? t->checked : NULL, t->checked_len))
+            break;
+        t->connect_ns[t->done] = v[0];
+        t->tls_ns[t->done] = v[1];
+        t->total_ns[t->done] = v[2];
+    }
+    return NULL;
+}
+
 int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx)
 {
-    uint64_t *connect_ns = calloc((size_t)count, sizeof(uint64_t)), *tls_ns = calloc((size_t)count, sizeof(uint64_t)),
-             *total_ns = calloc((size_t)count, sizeof(uint64_t));
-    char why[300] = "", checked[REASON_MAX] = "";
-    int done = 0;
+    return sp_https_get_clients(port, count, 1, get, ctx);
+}
+
+int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void *ctx)
+{
+    size_t slots = (size_t)count * (size_t)threads;
+    uint64_t *connect_ns = calloc(slots, sizeof(uint64_t)), *tls_ns = calloc(slots, sizeof(uint64_t)),
+             *total_ns = calloc(slots, sizeof(uint64_t));
+    struct get_thread *t = calloc((size_t)threads, sizeof(*t));
+    pthread_t *ids = calloc((size_t)threads, sizeof(pthread_t));
+    char checked[REASON_MAX] = "", why[300] = "";
+    int started = 0, done = 0, ok = connect_ns && tls_ns && total_ns && t && ids;
     uint64_t start = sp_now_ns(SP_WALL);
-    if (!connect_ns || !tls_ns || !total_ns)
-        snprintf(why, sizeof(why), "out of memory for %d requests", count);
-    for (; !why[0] && done < count; done++) {
-        uint64_t t[3] = {0, 0, 0};
-        if (!get(ctx, port, t, why, sizeof(why), done == 0 ? checked : NULL, sizeof(checked)))
+    for (; ok && started < threads; started++) {
+        size_t at = (size_t)started * (size_t)count;
+        t[started] = (struct get_thread){.port = port, .count = count, .get = get, .ctx = ctx,
+                                         .connect_ns = connect_ns + at, .tls_ns = tls_ns + at, .total_ns = total_ns + at,
+                                         .checked = started == 0 ? checked : NULL, .checked_len = sizeof(checked)};
+        if (threads == 1)
+            get_thread_main(&t[0]);                          /* no thread for one client */
+        else if (pthread_create(&ids[started], NULL, get_thread_main, &t[started]) != 0)
             break;
-        connect_ns[done] = t[0];
-        tls_ns[done] = t[1];
-        total_ns[done] = t[2];
+    }
+    for (int i = 0; threads > 1 && i < started; i++)
+        pthread_join(ids[i], NULL);
+    uint64_t loop_ns = sp_now_ns(SP_WALL) - start;
+    if (!ok)
+        snprintf(why, sizeof(why), "out of memory for %d requests", count);
+    else if (started < threads)
+        snprintf(why, sizeof(why), "could start only %d of %d client threads", started, threads);
+    for (int i = 0; ok && i < started && !why[0]; i++)
+        if (t[i].why[0])
+            snprintf(why, sizeof(why), "%s", t[i].why);
+    /* The finished requests, thread by thread: each thread's are its slice's first `done`. */
+    for (int i = 0; ok && i < started; i++) {
+        memmove(connect_ns + done, t[i].connect_ns, (size_t)t[i].done * sizeof(uint64_t));
+        memmove(tls_ns + done, t[i].tls_ns, (size_t)t[i].done * sizeof(uint64_t));
+        memmove(total_ns + done, t[i].total_ns, (size_t)t[i].done * sizeof(uint64_t));
+        done += t[i].done;
     }
     printf("{\"type\":\"requests\",\"library\":");
     json_string(sp_library_version());
-    json_u64_field("connect_ns", connect_ns, connect_ns ? done : 0);
-    json_u64_field("pretransfer_ns", tls_ns, tls_ns ? done : 0);
-    json_u64_field("total_ns", total_ns, total_ns ? done : 0);
+    json_u64_field("connect_ns", connect_ns, done);
+    json_u64_field("pretransfer_ns", tls_ns, done);
+    json_u64_field("total_ns", total_ns, done);
     /* the whole loop, each request's set-up and tear-down included: requests per second */
-    printf(",\"loop_ns\":%llu", (unsigned long long)(sp_now_ns(SP_WALL) - start));
+    printf(",\"loop_ns\":%llu,\"threads\":%d", (unsigned long long)loop_ns, threads);
     if (checked[0]) {
         printf(",\"checked\":");
         json_string(checked);
@@ -155,5 +252,7 @@ int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx)
     free(connect_ns);
     free(tls_ns);
     free(total_ns);
-    return done == count ? 0 : 1;
+    free(t);
+    free(ids);
+    return (size_t)done == slots ? 0 : 1;
 }

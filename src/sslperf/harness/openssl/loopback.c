@@ -1,15 +1,17 @@
 /* TLS over real loopback TCP connections.
  *
- *   harness https-server DIR PROTO GROUP CERT MAX_CONNECTIONS
+ *   harness https-server DIR PROTO GROUP CERT MAX_CONNECTIONS [WORKERS]
  *       listens on 127.0.0.1 (ephemeral port), prints {"type":"listening",...}
  *       with the port and the CA file the client must trust, then answers
  *       each connection's GET with a small response; exits after
- *       MAX_CONNECTIONS, or after 30 s without a connection.
- *   harness https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT
+ *       MAX_CONNECTIONS, or after 30 s without a connection. WORKERS threads
+ *       (default 1) serve connections at once.
+ *   harness https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT [THREADS]
  *       COUNT sequential HTTPS GETs, curl's way: connect, handshake
  *       ("pretransfer"), request, read to the end; with `new`, a new SSL_CTX
  *       with the CA loaded per request, as curl did. Prints the connect,
- *       pretransfer and total nanoseconds of each request.
+ *       pretransfer and total nanoseconds of each request. THREADS client
+ *       threads (default 1) make COUNT each, at once.
  * (Handshakes across threads on one shared SSL_CTX pair: `harness threads CASE N MS shared`, threads.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
@@ -65,7 +67,8 @@ int https_server(int argc, char **argv)
     prep_result res = {0};
     SSL_CTX *server = NULL, *unused = NULL;
     char ca_file[600];
-    if (argc != 5 || !parse_config(argv[1], argv[2], argv[3], "shared", &cfg, &res)) {
+    int workers = argc == 6 ? sp_concurrency(argv[5]) : 1;
+    if ((argc != 5 && argc != 6) || !workers || !parse_config(argv[1], argv[2], argv[3], "shared", &cfg, &res)) {
         sp_loopback_fail("bad https-server arguments", res.reason);
         return 2;
     }
@@ -75,7 +78,7 @@ int https_server(int argc, char **argv)
         return 1;
     }
     SSL_CTX_free(unused);
-    int rc = sp_https_serve(atoi(argv[4]), ca_file, serve_one, server);
+    int rc = sp_https_serve_workers(atoi(argv[4]), workers, ca_file, serve_one, server);
     SSL_CTX_free(server);
     unlink(ca_file);
     return rc;
@@ -164,16 +167,16 @@ int https_get(int argc, char **argv)
 {
     struct client c = {0};
     prep_result res = {0};
-    if (argc != 7 || !parse_config(argv[2], argv[3], argv[4], argv[5], &c.cfg, &res)) {
+    if ((argc != 7 && argc != 8) || !parse_config(argv[2], argv[3], argv[4], argv[5], &c.cfg, &res)) {
         sp_loopback_fail("bad https-get arguments", res.reason);
         return 2;
     }
-    int count = sp_request_count(argv[6]);
-    if (!count)
+    int count = sp_request_count(argv[6]), threads = argc == 8 ? sp_concurrency(argv[7]) : 1;
+    if (!count || !threads)
         return 2;
     c.ca_file = argv[1];
     c.shared = c.cfg.new_ctx ? NULL : tls_client_ctx(&c.cfg, argv[1]);
-    int rc = sp_https_get_loop(atoi(argv[0]), count, one_get, &c);
+    int rc = sp_https_get_clients(atoi(argv[0]), count, threads, one_get, &c);
     SSL_CTX_free(c.shared);
     return rc;
 }

@@ -2,20 +2,22 @@
  * shape of loopback.c's HTTPS over TCP, so a QUIC row and a TCP row of the
  * same group and certificate can stand side by side:
  *
- *   harness quic-server DIR GROUP CERT MAX_CONNECTIONS
+ *   harness quic-server DIR GROUP CERT MAX_CONNECTIONS [CONCURRENCY]
  *       binds a UDP socket on 127.0.0.1 only (ephemeral port), prints
  *       {"type":"listening",...} with the port and the CA file a client must
  *       trust, then serves connections (ALPN "sslperf"): each client's first
  *       bidirectional stream carries a GET, answered with the same small
  *       response as over TCP and the stream concluded. Connections are served
- *       side by side by one event loop. Exits after MAX_CONNECTIONS have
- *       closed, or after 30 s without a new one.
- *   harness quic-get PORT CA_FILE GROUP CERT COUNT
+ *       side by side by one event loop, at most CONCURRENCY (default 256)
+ *       requests at once (closing connections apart). Exits after MAX_CONNECTIONS have closed, or after 30 s without
+ *       a new one.
+ *   harness quic-get PORT CA_FILE GROUP CERT COUNT [THREADS]
  *       COUNT sequential requests, each on a new QUIC connection: handshake
  *       ("pretransfer"), the GET on one stream, read to its end. Prints the
  *       connect, pretransfer and total nanoseconds of each, as https-get does.
  *       The first handshake is checked: QUIC, the TLS 1.3 suite, the group
- *       and the ALPN asked.
+ *       and the ALPN asked. THREADS client threads (default 1) make COUNT
+ *       each, at once.
  *
  * Libraries without a QUIC server (before OpenSSL 3.5; BoringSSL and AWS-LC,
  * whose QUIC API needs an outside QUIC stack; LibreSSL) answer n/a. */
@@ -110,14 +112,16 @@ static void free_served(struct served *c)
 
 /* The event loop: accept while more connections are due, step every live one, wait on the socket or the QUIC
  * stack's next timer. */
-static int serve(SSL *listener, int fd, int max_connections)
+static int serve(SSL *listener, int fd, int max_connections, int concurrency)
 {
     static struct served live[MAX_LIVE];
     int accepted = 0, closed = 0;
     uint64_t idle_since = sp_now_ns(SP_WALL);
     while (closed < max_connections) {
-        int active = 0;
-        for (int i = 0; accepted < max_connections && i < MAX_LIVE; i++) {
+        int active = 0, serving = 0;
+        for (int i = 0; i < MAX_LIVE; i++)         /* a closing connection (draining) no longer serves a request */
+            serving += live[i].conn && live[i].state != CLOSING;
+        for (int i = 0; accepted < max_connections && serving < concurrency && i < MAX_LIVE; i++) {
             if (live[i].conn)
                 continue;
             SSL *conn = SSL_accept_connection(listener, SSL_ACCEPT_CONNECTION_NO_BLOCK);
@@ -126,6 +130,7 @@ static int serve(SSL *listener, int fd, int max_connections)
             SSL_set_blocking_mode(conn, 0);
             live[i].conn = conn;
             accepted++;
+            serving++;
             idle_since = sp_now_ns(SP_WALL);
         }
         for (int i = 0; i < MAX_LIVE; i++) {
@@ -159,7 +164,8 @@ int quic_server(int argc, char **argv)
     prep_result res = {0};
     SSL_CTX *ctx = NULL, *unused = NULL;
     char ca_file[600];
-    if (argc != 4 || !quic_handshake_config(argv[1], argv[2], &cfg, &res)) {
+    int concurrency = argc == 5 ? sp_concurrency(argv[4]) : MAX_LIVE;
+    if ((argc != 4 && argc != 5) || !concurrency || !quic_handshake_config(argv[1], argv[2], &cfg, &res)) {
         (res.status == PREP_NA ? sp_loopback_na : sp_loopback_fail)("bad quic-server arguments", res.reason);
         return 2;
     }
@@ -176,7 +182,7 @@ int quic_server(int argc, char **argv)
         SSL_CTX_free(ctx);
         return 1;
     }
-    int rc = serve(listener, fd, atoi(argv[3]));
+    int rc = serve(listener, fd, atoi(argv[3]), concurrency);
     SSL_free(listener);
     SSL_CTX_free(ctx);
     close(fd);
@@ -338,18 +344,18 @@ int quic_get(int argc, char **argv)
 {
     struct client c = {0};
     prep_result res = {0};
-    if (argc != 5 || !quic_handshake_config(argv[2], argv[3], &c.cfg, &res)) {
+    if ((argc != 5 && argc != 6) || !quic_handshake_config(argv[2], argv[3], &c.cfg, &res)) {
         sp_loopback_fail("bad quic-get arguments", res.reason);
         return 2;
     }
-    int count = sp_request_count(argv[4]);
-    if (!count)
+    int count = sp_request_count(argv[4]), threads = argc == 6 ? sp_concurrency(argv[5]) : 1;
+    if (!count || !threads)
         return 2;
     if (!(c.ctx = tls_client_ctx(&c.cfg, argv[1]))) {
         sp_loopback_fail("cannot make the QUIC client context", NULL);
         return 1;
     }
-    int rc = sp_https_get_loop(atoi(argv[0]), count, one_get, &c);
+    int rc = sp_https_get_clients(atoi(argv[0]), count, threads, one_get, &c);
     SSL_CTX_free(c.ctx);
     return rc;
 }

@@ -33,6 +33,7 @@
 #if SP_OSSL_QUIC
 
 #define MAX_WRITE (16u * 1024 * 1024)
+#define STALL_MS 60000            /* a transfer that moves nothing for this long has failed */
 
 static prep_status quic_transfer_config(const char *suite, tls_config *cfg, prep_result *res)
 {
@@ -131,6 +132,54 @@ int quic_transfer_server(int argc, char **argv)
     return ended ? 0 : 1;
 }
 
+/* Waits for the socket or the QUIC stack's next 5 ms, then lets the stack do what is due: 1, or 0 once nothing
+ * has moved for STALL_MS since `progress` (`why` says what was being waited for). */
+static int wait_a_little(SSL *ssl, int fd, uint64_t progress, const char *waiting, char *why, size_t why_len)
+{
+    if (sp_now_ns(SP_WALL) - progress > (uint64_t)STALL_MS * 1000000) {
+        snprintf(why, why_len, "stalled: %s made no progress for %d s", waiting, STALL_MS / 1000);
+        return 0;
+    }
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    poll(&pfd, 1, 5);
+    SSL_handle_events(ssl);
+    return 1;
+}
+
+/* One SIZE-byte application write, in as many non-blocking pieces as the stream's buffer and flow control allow:
+ * 1, or 0 with `why`. */
+static int write_all(SSL *ssl, int fd, const unsigned char *out, size_t size, char *why, size_t why_len)
+{
+    uint64_t progress = sp_now_ns(SP_WALL);
+    for (size_t done = 0, n = 0; done < size;) {
+        if (SSL_write_ex(ssl, out + done, size - done, &n)) {
+            done += n;
+            progress = sp_now_ns(SP_WALL);
+        } else if (SSL_get_error(ssl, 0) != SSL_ERROR_WANT_WRITE && SSL_get_error(ssl, 0) != SSL_ERROR_WANT_READ) {
+            snprintf(why, why_len, "a write failed");
+            return 0;
+        } else if (!wait_a_little(ssl, fd, progress, "a write", why, why_len)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The server's count of what it read, waited for without blocking: 1, or 0 with `why`. */
+static int read_count(SSL *ssl, int fd, char *count, size_t cap, size_t *got, char *why, size_t why_len)
+{
+    uint64_t since = sp_now_ns(SP_WALL);
+    while (!SSL_read_ex(ssl, count, cap, got)) {
+        if (SSL_get_error(ssl, 0) != SSL_ERROR_WANT_READ) {
+            snprintf(why, why_len, "the server's count did not arrive: the stream failed");
+            return 0;
+        }
+        if (!wait_a_little(ssl, fd, since, "waiting for the server's count", why, why_len))
+            return 0;
+    }
+    return 1;
+}
+
 int quic_transfer_client(int argc, char **argv)
 {
     (void)argc;
@@ -159,14 +208,15 @@ int quic_transfer_client(int argc, char **argv)
         out[size / 2] ^= 1;
     uint64_t writes = 0, t0 = sp_now_ns(SP_WALL), cpu0 = sp_now_ns(SP_PROCESS_CPU), end = t0 + (uint64_t)ms * 1000000u;
     int ok = 1;
+    SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE);
+    SSL_set_blocking_mode(ssl, 0);
     while (ok && sp_now_ns(SP_WALL) < end) {
-        for (size_t done = 0, n = 0; ok && done < size; done += n)
-            ok = SSL_write_ex(ssl, out + done, size - done, &n);
+        ok = write_all(ssl, fd, out, size, why, sizeof(why));
         writes += ok;
     }
     char count[64] = "";
     size_t got = 0;
-    ok = ok && SSL_stream_conclude(ssl, 0) && SSL_read_ex(ssl, count, sizeof(count) - 1, &got);
+    ok = ok && SSL_stream_conclude(ssl, 0) && read_count(ssl, fd, count, sizeof(count) - 1, &got, why, sizeof(why));
     uint64_t wall = sp_now_ns(SP_WALL) - t0, cpu = sp_now_ns(SP_PROCESS_CPU) - cpu0;
     count[got] = '\0';
     ok = ok && strtoull(count, NULL, 10) == writes * size;       /* the reader has all of it */
@@ -176,6 +226,10 @@ int quic_transfer_client(int argc, char **argv)
     json_string(checked);
     printf(",\"cipher\":");
     json_string(SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)));
+    if (why[0]) {
+        printf(",\"reason\":");
+        json_string(why);
+    }
     printf("}\n");
     SSL_shutdown_ex(ssl, SSL_SHUTDOWN_FLAG_RAPID, NULL, 0);
     SSL_free(ssl);
