@@ -17,7 +17,7 @@ from sslperf.bisect import probe
 from sslperf.bisect.space import Point, Space
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
-from sslperf.measure import plan
+from sslperf.measure import memory, plan
 from sslperf.measure.suites import parse_case
 from sslperf.measure import loopback, netpath
 from sslperf.measure.certificates import made_by
@@ -171,6 +171,14 @@ def test_bisect_measures_a_quic_case_in_rounds_over_the_path_its_id_names(built_
     assert min(measured.wall_ns) > 10_000_000 and "round trip 10 ms" in measured.note
     # Two libraries' samples pair round by round, as the runner's pair process by process.
     assert tcp.unusable(tcp_run, 0) is None and tcp.change(tcp_run, 0, 1).method == "paired"
+
+
+def test_a_connection_count_that_fails_keeps_the_counts_measured_before_it(built_openssl3, in_e2e_cache):
+    lib = installed.find(built_openssl3)
+    with made_by(lib) as cert_dir:
+        m = memory.quic_per_connection(lib, cert_dir, "x25519", "ecdsa-p256", [2, 30_000])   # the harness takes 20,000
+    assert m.status == "ok" and m.extra["connections"] == [2], (m.status, m.reason, m.extra)
+    assert "N=30,000 failed: the number of QUIC connections must be 1 to 20000" in m.note, m.note
 
 
 def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):

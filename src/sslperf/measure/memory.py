@@ -44,11 +44,14 @@ def _counted(m: Measurement, lib: Lib, cert_dir: Path, command: tuple[str, ...],
             reply = call(lib, *command, str(n), timeout=120 + n * 0.05, env=certificates.env(cert_dir),
                          ok_codes=None).last
         except HarnessError as failed:
-            m.status, m.reason = "error", failed.message
-            return m
+            reply = {"type": "error", "reason": failed.message}
         if reply.get("type") != "memory":
+            reason = reply.get("reason") or "the harness gave no result"
+            if m.extra["connections"]:            # the smaller counts stay measured; the note says where it stopped
+                m.note += f"; N={n:,} failed: {reason}"
+                return m
             m.status = "n/a" if reply.get("type") == "na" else "error"
-            m.reason = reply.get("reason") or "the harness gave no result"
+            m.reason = reason
             return m
         m.note = reply["method"] + (f"; {reply['checked']}" if reply.get("checked") else "")
         m.extra["connections"].append(n)
