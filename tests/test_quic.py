@@ -54,6 +54,11 @@ def test_a_quic_get_is_checked_and_set_beside_tcp_on_a_built_36(built_openssl3, 
         # The first connection proved QUIC, the TLS 1.3 suite, the group and the ALPN before any request was timed.
         assert f"QUICv1 TLS_AES_128_GCM_SHA256 {seen} ALPN sslperf" in quic["note"], quic["note"]
         assert "against TCP+TLS 1.3: handshake ×" in quic["note"], quic["note"]
+        assert ", server CPU per request ×" in quic["note"], quic["note"]
+        for m in (quic, tcp):
+            # The server's CPU time over every connection it served (the warm-up one too), the client's over its loop.
+            assert m["extra"]["served"] == [6] and m["extra"]["server_cpu_ns"][0] > 0, m["extra"]
+            assert m["extra"]["client_cpu_ns"][0] > 0
         assert len(quic["extra"]["total_ns"]) == 5 and all(t > h > 0 for t, h in zip(
             quic["extra"]["total_ns"], quic["extra"]["pretransfer_ns"]))
     # The system library (OpenSSL 3.0) has no QUIC server: n/a, saying so; its TCP rows are measured.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import statistics
 import uuid
 from dataclasses import asdict, dataclass, field
 
@@ -196,3 +197,14 @@ def merge(runs: list[Run]) -> Run:
     merged.complete = all(run.complete for run in runs)
     merged.finished = max((run.finished or "") for run in runs) or None
     return merged
+
+
+def cpu_per_request(m: Measurement) -> tuple[float, float] | None:
+    """Median server and client CPU time per request (ns) of a GET measurement, where both were counted."""
+    extra = m.extra or {}
+    if m.status != "ok" or not extra.get("server_cpu_ns") or not extra.get("client_cpu_ns"):
+        return None
+    server = statistics.median(c / n for c, n in zip(extra["server_cpu_ns"], extra["served"]))
+    per_round = len(extra["total_ns"]) // len(extra["client_cpu_ns"])
+    return server, statistics.median(c / per_round for c in extra["client_cpu_ns"])
+

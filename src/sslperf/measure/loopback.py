@@ -16,9 +16,10 @@ from sslperf.measure import certificates, pinning
 from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.measure.netpath import NetPath
-from sslperf.results import Measurement
+from sslperf.results import Measurement, cpu_per_request
 
 RELAY_IDLE_MS = 30_000      # a relay whose client and server are gone stops by itself
+SERVED_WAIT_S = 10          # a server says what it spent once its last connection has closed
 
 
 def loopback(client: Lib, server: Lib, cert_dir: Path, proto: str, group: str, cert: str, ctx: str,
@@ -60,11 +61,15 @@ def tcp_transfer_case(suite: str, size: int | str):
 
 def against_tcp(quic_m: Measurement, tcp: Measurement) -> Measurement:
     """The QUIC measurement, its note saying what it costs against TLS 1.3 over TCP of the same library, group
-    and certificate measured just before it: median time to a finished handshake and to the whole response."""
+    and certificate measured just before it: median time to a finished handshake and to the whole response, and the
+    server's CPU time per request."""
     if quic_m.status == "ok" and tcp.status == "ok":
         ratios = [statistics.median(quic_m.extra[k]) / statistics.median(tcp.extra[k])
                   for k in ("pretransfer_ns", "total_ns")]
         quic_m.note += f"; against TCP+TLS 1.3: handshake ×{ratios[0]:.2f}, whole request ×{ratios[1]:.2f}"
+        cpu = [cpu_per_request(m) for m in (quic_m, tcp)]
+        if all(cpu):
+            quic_m.note += f", server CPU per request ×{cpu[0][0] / cpu[1][0]:.2f}"
     return quic_m
 
 
@@ -105,6 +110,7 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
                 reply = call(client, *args, str(requests), *at_once,
                              timeout=60 + requests * 5 * (1 + path.rtt_ms / 100) * threads, env=env, ok_codes=None,
                              cpu=client_cpu).last
+                served = _served(running)      # the relay still up: the last connection's close reaches the server
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m
@@ -125,7 +131,20 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
         m.wall_ns = reply["total_ns"]
         m.extra = {k: reply[k] for k in ("connect_ns", "pretransfer_ns", "total_ns")}
         m.extra["loop_ns"] = [reply["loop_ns"]]
+        m.extra["client_cpu_ns"] = [reply["cpu_ns"]]
+        if served:            # the server's CPU per connection it served (the warm-up one too)
+            m.extra["server_cpu_ns"], m.extra["served"] = [served["cpu_ns"]], [served["connections"]]
         return m
+
+
+def _served(running: Server) -> dict | None:
+    """The server's closing line (the connections it served and its CPU time), once it has served them all; None
+    if it does not say within SERVED_WAIT_S (a figure less, not a failure)."""
+    try:
+        line = running.line(timeout=SERVED_WAIT_S)
+    except HarnessError:
+        return None
+    return line if line.get("type") == "served" and line.get("connections") else None
 
 
 def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, milliseconds: int, rounds: int,

@@ -82,9 +82,9 @@ def take_clients_round(m: Measurement, got: Measurement) -> None:
         return
     m.ops.append(len(got.wall_ns))
     m.wall_ns.append(got.extra["loop_ns"][0])
-    m.extra = m.extra or {"total_ns": [], "pretransfer_ns": []}
-    m.extra["total_ns"] += got.extra["total_ns"]
-    m.extra["pretransfer_ns"] += got.extra["pretransfer_ns"]
+    m.extra = m.extra or {"total_ns": [], "pretransfer_ns": [], "client_cpu_ns": [], "server_cpu_ns": [], "served": []}
+    for key in m.extra:
+        m.extra[key] += got.extra.get(key, [])
 
 
 def efficiency(measurements: list[Measurement], metric: str = "wall") -> dict[str, float]:

@@ -17,7 +17,7 @@ from sslperf.libs import fips
 from sslperf.measure import catalog
 from sslperf.measure.threads import efficiency
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
-from sslperf.results import Measurement, Run
+from sslperf.results import Measurement, Run, cpu_per_request
 from sslperf.stats import NOISY_CI, describe
 
 
@@ -270,6 +270,9 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
         for key, name in (("connect_ns", "connect"), ("pretransfer_ns", "pretransfer"), ("total_ns", "total")):
             s = describe([v / 1e6 for v in m.extra[key]])
             text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != "connect_ns" else "")
+        cpu = cpu_per_request(m)
+        if cpu:
+            text.append(f"CPU per request: server {cpu[0] / 1e3:.0f} µs, client {cpu[1] / 1e3:.0f} µs\n")
         text.append(descstat("pretransfer", m.extra["pretransfer_ns"]) + "\n", style="dim")
         text.append(descstat("______total", m.extra["total_ns"]), style="dim")
         if m.note:

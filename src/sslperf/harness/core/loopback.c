@@ -122,6 +122,7 @@ int sp_https_serve_workers(int max_connections, int workers, const char *ca_file
     json_string(sp_library_version());
     printf("}\n");
     fflush(stdout);
+    uint64_t cpu0 = sp_now_ns(SP_PROCESS_CPU);
     struct accept_loop loop = {.fd = fd, .max_connections = max_connections, .serve = serve, .ctx = ctx};
     pthread_t extra[SP_MAX_WORKERS];
     int started = 0;
@@ -132,7 +133,15 @@ int sp_https_serve_workers(int max_connections, int workers, const char *ca_file
     for (int i = 0; i < started; i++)
         pthread_join(extra[i], NULL);
     close(fd);
+    int served = atomic_load(&loop.served);
+    sp_served_line(served < max_connections ? served : max_connections, sp_now_ns(SP_PROCESS_CPU) - cpu0);
     return 0;
+}
+
+void sp_served_line(int connections, uint64_t cpu_ns)
+{
+    printf("{\"type\":\"served\",\"connections\":%d,\"cpu_ns\":%llu}\n", connections, (unsigned long long)cpu_ns);
+    fflush(stdout);
 }
 
 int sp_concurrency(const char *arg)
@@ -205,7 +214,7 @@ int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void 
     pthread_t *ids = calloc((size_t)threads, sizeof(pthread_t));
     char checked[REASON_MAX] = "", why[300] = "";
     int started = 0, done = 0, ok = connect_ns && tls_ns && total_ns && t && ids;
-    uint64_t start = sp_now_ns(SP_WALL);
+    uint64_t start = sp_now_ns(SP_WALL), cpu0 = sp_now_ns(SP_PROCESS_CPU);
     for (; ok && started < threads; started++) {
         size_t at = (size_t)started * (size_t)count;
         t[started] = (struct get_thread){.port = port, .count = count, .get = get, .ctx = ctx,
@@ -218,7 +227,7 @@ int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void 
     }
     for (int i = 0; threads > 1 && i < started; i++)
         pthread_join(ids[i], NULL);
-    uint64_t loop_ns = sp_now_ns(SP_WALL) - start;
+    uint64_t loop_ns = sp_now_ns(SP_WALL) - start, cpu_ns = sp_now_ns(SP_PROCESS_CPU) - cpu0;
     if (!ok)
         snprintf(why, sizeof(why), "out of memory for %d requests", count);
     else if (started < threads)
@@ -239,7 +248,8 @@ int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void 
     json_u64_field("pretransfer_ns", tls_ns, done);
     json_u64_field("total_ns", total_ns, done);
     /* the whole loop, each request's set-up and tear-down included: requests per second */
-    printf(",\"loop_ns\":%llu,\"threads\":%d", (unsigned long long)loop_ns, threads);
+    printf(",\"loop_ns\":%llu,\"cpu_ns\":%llu,\"threads\":%d", (unsigned long long)loop_ns,
+           (unsigned long long)cpu_ns, threads);
     if (checked[0]) {
         printf(",\"checked\":");
         json_string(checked);

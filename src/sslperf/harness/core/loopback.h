@@ -23,12 +23,15 @@ void sp_loopback_fail(const char *what, const char *detail);
 void sp_loopback_na(const char *what, const char *detail);
 /* The server: prints {"type":"listening",...} with the port and the CA file a client must trust, then gives each
  * accepted connection (TCP_NODELAY set) to `serve`, which answers one GET; stops after `max_connections`, or
- * after 30 s without one. 0, or 1 when it cannot listen. */
+ * after 30 s without one, and prints sp_served_line. 0, or 1 when it cannot listen. */
 int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx);
 /* The same with `workers` threads accepting on the one socket, so that many connections are served at once
  * (`serve` must then be safe to run in several threads). */
 int sp_https_serve_workers(int max_connections, int workers, const char *ca_file, void (*serve)(void *ctx, int fd),
                            void *ctx);
+/* The server's last line, {"type":"served",...}: the connections it served and the CPU time its process spent
+ * from listening to the end (the CPU each connection costs the server). */
+void sp_served_line(int connections, uint64_t cpu_ns);
 /* A server's or client's concurrency argument (workers, client threads): 1 to SP_MAX_WORKERS, else 0 and an error
  * line printed. */
 int sp_concurrency(const char *arg);
@@ -41,8 +44,8 @@ typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, siz
 int sp_handshake_name(case_name *name, const char *proto, const char *group, const char *cert, const char *ctx);
 /* A client's request count argument: 1 to SP_MAX_REQUESTS, else 0 and an error line printed. */
 int sp_request_count(const char *arg);
-/* The client: `count` GETs one after another, then one {"type":"requests",...} line with each request's times
- * and the whole loop's (loop_ns); 0 when all succeeded. */
+/* The client: `count` GETs one after another, then one {"type":"requests",...} line with each request's times,
+ * the whole loop's (loop_ns) and the process's CPU time in it (cpu_ns); 0 when all succeeded. */
 int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx);
 /* The same from `threads` client threads at once, `count` GETs each (`get` must then be safe to run in several
  * threads): every request's times, the whole wall time (loop_ns) and "threads"; the first thread's first request
