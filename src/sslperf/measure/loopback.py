@@ -19,6 +19,9 @@ from sslperf.measure.netpath import NetPath
 from sslperf.results import Measurement, cpu_per_request
 
 RELAY_IDLE_MS = 30_000      # a relay whose client and server are gone stops by itself
+QUIC_STALL = (" (OpenSSL's QUIC stack stalls this way when the client offers X25519 alone, as an X25519 case's "
+              "client does, more often with large writes; reproduced without sslperf by bench/quic_write_stall.py, "
+              "docs/findings.md)")
 SERVED_WAIT_S = 10          # a server says what it spent once its last connection has closed
 
 
@@ -220,6 +223,8 @@ def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds:
                 m.status, m.reason = "error", failed.message
                 return m
         if not _delivered(m, sent, received):
+            if m.reason.startswith("stalled"):
+                m.reason += QUIC_STALL
             return m
         _take_round(m, sent, received)
         m.note = (f"{sent['checked']}; one stream; the time runs until the reader has every byte; "
