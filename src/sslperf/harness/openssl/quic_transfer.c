@@ -29,8 +29,6 @@
 #include "tls.h"
 
 #include <openssl/ssl.h>
-#include <openssl/evp.h>
-#include <openssl/x509.h>
 
 #if SP_OSSL_QUIC
 
@@ -72,9 +70,8 @@ static uint64_t read_checked(SSL *stream, size_t size, uint64_t *mismatched, int
         return 0;
     }
     fill_pattern(expected, size, 7);
-    int plain = getenv("X_PLAIN") != NULL;
     while (SSL_read_ex(stream, buf, cap, &got)) {
-        for (size_t at = 0; !plain && at < got;) {
+        for (size_t at = 0; at < got;) {
             size_t offset = (size_t)((received + at) % size), n = size - offset;
             n = n < got - at ? n : got - at;
             *mismatched += memcmp(buf + at, expected + offset, n) != 0;
@@ -108,24 +105,6 @@ int quic_transfer_server(int argc, char **argv)
         return json_refusal(res.status == PREP_NA ? "na" : "error", "quic-transfer-server", res.reason);
     }
     int fd = -1, ended = 0;
-    if (getenv("X_GROUPS"))
-        SSL_CTX_set1_groups_list(ctx, getenv("X_GROUPS"));
-    if (getenv("X_CTX")) {
-        SSL_CTX *fresh = SSL_CTX_new(OSSL_QUIC_server_method());
-        EVP_PKEY *key = EVP_EC_gen("P-256");
-        X509 *cert = X509_new();
-        X509_set_version(cert, 2);
-        ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-        X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-        X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
-        X509_set_issuer_name(cert, X509_get_subject_name(cert));
-        X509_set_pubkey(cert, key);
-        X509_sign(cert, key, EVP_sha256());
-        SSL_CTX_use_certificate(fresh, cert);
-        SSL_CTX_use_PrivateKey(fresh, key);
-        SSL_CTX_free(ctx);
-        ctx = fresh;
-    }
     SSL *listener = quic_listen(ctx, ca_file, &fd), *conn = listener ? accept_one(listener, fd) : NULL;
     SSL *stream = NULL;
     uint64_t received = 0, mismatched = 0, cpu0 = sp_now_ns(SP_PROCESS_CPU);
