@@ -100,10 +100,8 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
     server_cpu, client_cpu = pinning.loopback_cpus()
     at_once = (str(threads),) if threads > 1 else ()
     with Server(server, *serve, str(requests * threads + 1), *at_once, env=env, cpu=server_cpu) as running:
-        hello = running.line(timeout=120)
-        if hello["type"] != "listening":
-            m.status = "n/a" if hello["type"] == "na" else "error"
-            m.reason = f"server: {hello.get('reason')}"
+        hello = _listening(running, m, "server: ")
+        if hello is None:
             return m
         try:
             with relayed(server, hello["port"], path, server_cpu) as port:
@@ -140,6 +138,16 @@ def _requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: t
         return m
 
 
+def _listening(running: Server, m: Measurement, says: str = "") -> dict | None:
+    """A server's first line when it is listening; else None, and `m` says why not (n/a or error)."""
+    hello = running.line(timeout=120)
+    if hello["type"] == "listening":
+        return hello
+    m.status = "n/a" if hello["type"] == "na" else "error"
+    m.reason = f"{says}{hello.get('reason') or 'it did not start'}"
+    return None
+
+
 def _served(running: Server) -> dict | None:
     """The server's closing line (the connections it served and its CPU time), once it has served them all; None
     if it does not say within SERVED_WAIT_S (a figure less, not a failure)."""
@@ -165,9 +173,8 @@ def transfer(lib: Lib, cert_dir: Path, proto: str, suite: str, size: int, millis
     for _ in range(rounds):
         with Server(lib, "transfer-server", str(cert_dir), proto, suite, str(size), on, env=env,
                     cpu=server_cpu) as running:
-            hello = running.line(timeout=120)
-            if hello["type"] != "listening":
-                m.status, m.reason = ("n/a" if hello["type"] == "na" else "error"), hello.get("reason")
+            hello = _listening(running, m)
+            if hello is None:
                 return m
             try:
                 sent = call(lib, "transfer-client", str(hello["port"]), hello["ca_file"], proto, suite, str(size),
@@ -209,9 +216,8 @@ def quic_transfer(lib: Lib, cert_dir: Path, suite: str, size: int, milliseconds:
     for _ in range(rounds):
         with Server(lib, "quic-transfer-server", str(cert_dir), suite, str(size), env=env,
                     cpu=server_cpu) as running:
-            hello = running.line(timeout=120)
-            if hello["type"] != "listening":
-                m.status, m.reason = ("n/a" if hello["type"] == "na" else "error"), hello.get("reason")
+            hello = _listening(running, m)
+            if hello is None:
                 return m
             try:
                 with relayed(lib, hello["port"], path, server_cpu) as port:
