@@ -32,6 +32,10 @@ want /usr/include/openssl/ssl.h libssl-dev
 want openssl openssl
 # `sslperf profile`: perf (sampling) and valgrind (callgrind, where perf is not allowed).
 want perf linux-perf
+# `sslperf serve-load`: wrk loads the servers; apt fetches and dpkg-source unpacks their Debian source packages.
+want wrk wrk
+want dpkg-source dpkg-dev
+want apt-get apt
 want valgrind valgrind
 # Builds compile only what changed since an earlier build (bisects, neighbouring releases).
 want ccache ccache

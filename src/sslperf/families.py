@@ -59,6 +59,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("tls-memory", ("TLS memory per connection",), "memory",
            label=lambda m: ("QUIC " + " ".join(m.case.split("/")[2:4])) if m.case.startswith("tls/quic-memory/")
            else " ".join(m.case.split("/")[2:5])),
+    Family("tls-serve", ("Real servers under load (wrk against nginx, HAProxy)",), "serve",
+           label=lambda m: " ".join(m.case.split("/")[2:])),
     Family("afalg", ("Kernel crypto (AF_ALG) and the library, per request size",), "rates", throughput=True),
     Family("threads", ("Across threads (rate per thread count; scaling efficiency)",), "threads",
            label=lambda m: f"{m.algorithm} [{m.note}]: {m.operation}"),

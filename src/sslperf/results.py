@@ -208,3 +208,14 @@ def cpu_per_request(m: Measurement) -> tuple[float, float] | None:
     per_round = len(extra["total_ns"]) // len(extra["client_cpu_ns"])
     return server, statistics.median(c / per_round for c in extra["client_cpu_ns"])
 
+
+
+def serve_busy(m: Measurement) -> tuple[float, float] | None:
+    """(server, client) of a real server under load: the median share of their CPUs they kept busy (1.0: all of
+    them throughout). A client busier than the server means the rate was the client's."""
+    extra = m.extra or {}
+    if m.status != "ok" or not m.wall_ns or not extra.get("client_cpu_ns") or not extra.get("server_cpus"):
+        return None
+    server = statistics.median(c / w / n for c, w, n in zip(m.cpu_ns, m.wall_ns, extra["server_cpus"]))
+    client = statistics.median(c / w / n for c, w, n in zip(extra["client_cpu_ns"], m.wall_ns, extra["client_cpus"]))
+    return server, client

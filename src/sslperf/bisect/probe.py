@@ -39,7 +39,7 @@ def choose_metric(requested: str, case: Case | None = None) -> tuple[str, str]:
     machine's load), else wall time; a loopback case (a server and a client
     process) is always timed by the wall clock."""
     if case is not None and rounds.handles(case):
-        return rounds.metric(requested)
+        return rounds.metric(requested, case)
     if requested != "auto":
         return requested, "asked for"
     if shutil.which("valgrind"):
@@ -131,7 +131,7 @@ class RealProbe:
         started = time.monotonic()
         libs, extra = [self.libs[i] for i in indexes], {"suite": "bisect-step", "metric": self.judge.metric}
         if rounds.handles(self.case):         # a server and a client over 127.0.0.1, in interleaved rounds
-            run = rounds.run(libs, self.case, settings, None, "sslperf bisect", extra, self.events.measured,
+            run = rounds.run(libs, [self.case], settings, None, "sslperf bisect", extra, self.events.measured,
                              self.cert_dir)
         else:
             run = run_cases(libs, [self.case], settings, None, "sslperf bisect", extra,
@@ -213,7 +213,7 @@ def _certificates(case: Case):
     kind of files)."""
     if not certificates.needed([case]):
         return contextlib.nullcontext(None)
-    return certificates.made_by(_certificate_maker())
+    return certificates.made_by(_certificate_maker(), pem=certificates.pem_needed([case]))
 
 
 def _certificate_maker() -> Lib:

@@ -25,7 +25,7 @@ VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
          "bisect": "bisect:bisect", "track": "track:track", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
-         "fleet": "fleet:fleet"}
+         "fleet": "fleet:fleet", "serve-load": "serve_load:serve_load"}
 
 
 def get_verb(name: str) -> click.Command:

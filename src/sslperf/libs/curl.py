@@ -20,9 +20,9 @@ from pathlib import Path
 
 from sslperf import paths
 from sslperf.errors import BuildFailed, SslperfError
-from sslperf.libs import crates, versions
+from sslperf.libs import crates, dependents, versions
 from sslperf.libs.build import Progress, SilentProgress, compiler_identity, record_build
-from sslperf.libs.model import Lib, is_bssl
+from sslperf.libs.model import Lib
 from sslperf.proc import require_tool, run
 
 CRATE = "curl-sys"
@@ -63,7 +63,7 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
     crate = release(curl_spec)
     curl_version = (crate.build_metadata or "curl-?").removeprefix("curl-")
     compiler = compiler_identity(cmake=True)
-    key = hashlib.sha256(json.dumps({"recipe": RECIPE, "curl": crate.cksum, "lib": _lib_identity(lib),
+    key = hashlib.sha256(json.dumps({"recipe": RECIPE, "curl": crate.cksum, "lib": dependents.lib_identity(lib),
                                      "compiler": compiler}, sort_keys=True).encode()).hexdigest()
     home = paths.subdir("curl") / f"curl-{curl_version}-{lib.name}-{key[:12]}"
     if (home / MANIFEST).exists() and (home / "bin" / "curl").exists():
@@ -92,33 +92,6 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
     return Curl(home / "bin" / "curl", curl_version, lib.name, False, time.monotonic() - started)
 
 
-def _lib_identity(lib: Lib) -> dict:
-    """What makes two builds of a library different, as far as curl's build is concerned."""
-    return {"name": lib.name, "key": lib.info.get("key"), "version": lib.version_string,
-            "linkage": lib.linkage and [lib.linkage.cflags, lib.linkage.libs]}
-
-
-LINK_CHECK = """#include <openssl/ssl.h>
-int main(void)
-{
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    SSL_CTX_free(ctx);
-    return 0;
-}
-"""
-
-
-def _link_check(lib: Lib, work: Path) -> list:
-    """A one-file program linked as curl will link: a prefix that is not a
-    TLS library fails here in a second, not after compiling libcurl (a
-    minute). cmake's configure only checks that the files exist."""
-    probe = work / "link-check.c"
-    probe.write_text(LINK_CHECK)
-    extra = ["-pthread", "-ldl"] + (["-lstdc++"] if is_bssl(lib.flavor) else [])
-    return [require_tool("cc", "to build curl"), *lib.linkage.cflags, probe, "-o", work / "link-check",
-            *lib.linkage.libs, *extra]
-
-
 def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Progress, curl_version: str) -> None:
     cmake = require_tool("cmake", "to build curl")
     ninja = require_tool("ninja", "to build curl")
@@ -134,13 +107,12 @@ def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Pr
     if lib.prefix is not None:          # built or registered: that prefix, statically where it is static
         settings.append(f"-DOPENSSL_ROOT_DIR={lib.prefix}")
         settings.append(f"-DOPENSSL_USE_STATIC_LIBS={'ON' if lib.linkage and lib.linkage.static else 'OFF'}")
-        extra = ["-pthread", "-ldl"] + (["-lstdc++"] if is_bssl(lib.flavor) else [])
-        settings.append(f"-DCMAKE_C_STANDARD_LIBRARIES={' '.join(extra)}")
+        settings.append(f"-DCMAKE_C_STANDARD_LIBRARIES={' '.join(dependents.system_libs(lib))}")
     env = {**os.environ}
     steps = [("configure", [cmake, "-G", "Ninja", "-S", source, "-B", work / "build", *settings], 600),
              ("compile", [ninja, "-C", work / "build", "curl"], 1800)]
     if lib.linkage is not None:
-        steps.insert(0, ("link check", _link_check(lib, work), 120))
+        steps.insert(0, ("link check", dependents.link_check(lib, work, "curl"), 120))
     for phase, command, timeout in steps:
         progress.phase(f"curl {curl_version}: {phase}")
         result = run(command, timeout=timeout, log=log, env=env)

@@ -21,12 +21,18 @@ from sslperf.measure.harness_client import call
 
 CA_CERTIFICATES = 150
 FAMILIES = ("api", "tls")          # the families whose cases read them
+SERVE_FAMILY = "tls-serve"         # real servers, which read the PEM files
 VARIABLE = "SSLPERF_CERT_DIR"
 PEM_VARIABLE = "SSLPERF_TLS_PEM_DIR"
 
 
 def needed(cases: Iterable) -> bool:
-    return any(case.family in FAMILIES for case in cases)
+    return any(case.family in FAMILIES or case.family == SERVE_FAMILY for case in cases)
+
+
+def pem_needed(cases: Iterable) -> bool:
+    """Whether a real server (tls/serve cases) reads the PEM files."""
+    return any(case.family == SERVE_FAMILY for case in cases)
 
 
 def _maker(libs: tuple[Lib, ...]) -> Lib:
@@ -43,16 +49,16 @@ def _maker(libs: tuple[Lib, ...]) -> Lib:
 
 
 @contextmanager
-def made_by(*libs: Lib) -> Iterator[Path]:
+def made_by(*libs: Lib, pem: bool = False) -> Iterator[Path]:
     """The directory, made by the first OpenSSL-API harness among `libs` (the PEM files too when one of them
-    has another backend); removed when the block ends."""
+    has another backend, or `pem`: a real server reads them); removed when the block ends."""
     workdir = Path(tempfile.mkdtemp(prefix="sslperf-certs-"))
     maker = _maker(libs)
     try:
         made = call(maker, "mkcerts", str(workdir), str(CA_CERTIFICATES), timeout=300, ok_codes=None)
         if made.returncode != 0 or made.last.get("type") != "certs":
             raise SslperfError(f"Making the test certificates with {maker.name} failed: {made.stderr.strip()[-300:]}")
-        if any(harness_backend(lib.flavor) != "openssl" for lib in libs):
+        if pem or any(harness_backend(lib.flavor) != "openssl" for lib in libs):
             made = call(maker, "pem-certs", str(workdir), timeout=300, ok_codes=None)
             if made.returncode != 0 or made.last.get("type") != "certs":
                 raise SslperfError(f"Making the TLS cases' PEM certificates with {maker.name} failed: "
@@ -72,4 +78,5 @@ def for_cases(libs: Lib | Iterable[Lib], cases: Iterable, cert_dir: Path | None 
     made already (a bisect's steps share one), else one made for `libs` for the block."""
     if cert_dir is not None or not needed(cases):
         return nullcontext(cert_dir)
-    return made_by(*((libs,) if isinstance(libs, Lib) else tuple(libs)))
+    cases = list(cases)
+    return made_by(*((libs,) if isinstance(libs, Lib) else tuple(libs)), pem=pem_needed(cases))

@@ -5,6 +5,7 @@ best (a tie gets no mark, and each table's caption says so)."""
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 
 from rich.console import Console, Group
@@ -17,7 +18,7 @@ from sslperf.libs import fips
 from sslperf.measure import catalog
 from sslperf.measure.threads import efficiency
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
-from sslperf.results import Measurement, Run, cpu_per_request
+from sslperf.results import Measurement, Run, cpu_per_request, serve_busy
 from sslperf.stats import NOISY_CI, describe
 
 
@@ -281,6 +282,38 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     return _fill(table, rows, libs, draw)
 
 
+def _serve_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
+                 fastest=None) -> Table:
+    """Per server, scenario and library: requests/s (one handshake each on new connections), the server's CPU per
+    request, wrk's latency percentiles, how busy each side was, and how many sessions were resumed."""
+    table = _lib_table(f"{group} (median ±95% CI across rounds)", "server scenario protocol group cert", libs,
+                       justify="left")
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        rate_s, cpu_s = m.summary("wall"), m.summary("cpu")
+        if rate_s is None or cpu_s is None:
+            return None
+        best = fastest(per_lib, metric) if fastest else None
+        text = Text(f"{rate_s.median:,.0f} requests/s", style="bold green" if m is best else "bold")
+        _append_ci(text, rate_s)
+        if m.case.split("/")[3] != "keepalive":
+            text.append(" (a handshake each)", style="dim")
+        text.append("\n" + f"server CPU {1e6 / cpu_s.median:.0f} µs/request")
+        _append_ci(text, cpu_s)
+        percentiles = [(p, (m.extra or {}).get(f"latency_p{p}_ns")) for p in (50, 75, 90, 99)]
+        text.append("\nlatency " + " ".join(f"p{p} {statistics.median(v) / 1e6:.2f}" for p, v in percentiles if v)
+                    + " ms", style="dim")
+        shares = serve_busy(m)
+        if shares:
+            text.append(f"\nbusy: server {shares[0]:.0%}, client {shares[1]:.0%}",
+                        style="yellow" if shares[1] > shares[0] and shares[1] > 0.9 else "dim")
+        logged, resumed = sum((m.extra or {}).get("logged", [])), sum((m.extra or {}).get("resumed", []))
+        if logged:
+            text.append(f"; resumed {resumed / logged:.0%}", style="dim")
+        return text
+    return _fill(table, rows, libs, draw)
+
+
 def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
                    fastest=None) -> Table:
     """Each case's rate by thread count, and the scaling efficiency: rate at
@@ -369,4 +402,4 @@ def print_run(run: Run, console: Console, metric: str = "wall") -> None:
 
 
 _TABLES = {"api": _api_table, "tls": _tls_table, "transfer": _transfer_table, "loopback": _loopback_table,
-           "threads": _threads_table, "memory": _memory_table}
+           "threads": _threads_table, "memory": _memory_table, "serve": _serve_table}

@@ -12,6 +12,7 @@ from pathlib import Path
 from sslperf.bisect.space import commit_point
 from sslperf.errors import BuildFailed
 from sslperf.libs import build as builder
+from sslperf.measure import rounds
 from sslperf.measure.environment import host_name
 from sslperf.measure.modes import run_cases
 from sslperf.measure.runner import Settings
@@ -38,7 +39,7 @@ class TrackRequest:
 class Outcome:
     commit: Commit
     lib: str | None = None
-    runs: dict[str, str] = field(default_factory=dict)     # metric → stored run id
+    runs: dict[str, list[str]] = field(default_factory=dict)     # metric → stored run ids
     skipped: str | None = None
     build_seconds: float = 0.0
     measure_seconds: float = 0.0
@@ -52,10 +53,16 @@ class Events:
     measuring: Callable[[Commit, str], None] = lambda commit, metric: None
 
 
-def done_on_this_host(store, host: str, case_ids: list[str]) -> tuple[dict[str, set[str]], dict[str, str]]:
-    """(commit → metrics measured on `host` for every one of `case_ids`,
-    commit → why it was skipped): what a call need not do again."""
-    measured: dict[str, set[str]] = {}
+def measurable(cases: list[Case], metric: str) -> list[Case]:
+    """The cases `metric` measures: a loopback or real-server case (a server and a client process) only by the
+    wall clock, in interleaved rounds (measure/rounds.py); the others in the runner's workers."""
+    return [c for c in cases if metric == "wall" or not rounds.handles(c)]
+
+
+def done_on_this_host(store, host: str, cases: list[Case]) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """(commit → metrics measured on `host` for every one of `cases` that metric measures, over one run or
+    several, commit → why it was skipped): what a call need not do again."""
+    covered: dict[tuple[str, str], set[str]] = {}
     skipped: dict[str, str] = {}
     for row in store.list():
         tracked = (row.get("settings") or {}).get("track")
@@ -63,8 +70,13 @@ def done_on_this_host(store, host: str, case_ids: list[str]) -> tuple[dict[str, 
             continue
         if tracked.get("skipped"):
             skipped[tracked["commit"]] = tracked["skipped"]
-        elif set(case_ids) <= set(tracked.get("cases") or []):
-            measured.setdefault(tracked["commit"], set()).add(row["settings"].get("metric", "wall"))
+        else:
+            metric = row["settings"].get("metric", "wall")
+            covered.setdefault((tracked["commit"], metric), set()).update(tracked.get("cases") or [])
+    measured: dict[str, set[str]] = {}
+    for (commit, metric), ids in covered.items():
+        if {c.id for c in measurable(cases, metric)} <= ids:
+            measured.setdefault(commit, set()).add(metric)
     return measured, skipped
 
 
@@ -73,8 +85,7 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
     of the branch are still to measure after it)."""
     host = host_name()
     commits = first_parent(request.repo, request.branch, request.depth)
-    case_ids = [c.id for c in request.cases]
-    measured, skipped = done_on_this_host(store, host, case_ids)
+    measured, skipped = done_on_this_host(store, host, request.cases)
     todo = [c for c in commits if c.sha not in skipped and not set(request.settings) <= measured.get(c.sha, set())]
     git = require_tool("git", "to read the commits of the branch to track")
     outcomes = []
@@ -100,10 +111,15 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
                 continue
             events.measuring(commit, metric)
             started = time.monotonic()
-            run = run_cases([built.lib], request.cases, settings, store, SOURCE,
-                            {"suite": "track", "metric": metric, "track": _key(commit, request, case_ids)})
+            chosen = measurable(request.cases, metric)
+            here = [c for c in chosen if not rounds.handles(c)]
+            for cases, measure in ((here, run_cases), ([c for c in chosen if rounds.handles(c)], rounds.run)):
+                if cases:
+                    run = measure([built.lib], cases, settings, store, SOURCE,
+                                  {"suite": "track", "metric": metric,
+                                   "track": _key(commit, request, [c.id for c in cases])})
+                    outcome.runs.setdefault(metric, []).append(run.id)
             outcome.measure_seconds += time.monotonic() - started
-            outcome.runs[metric] = run.id
     return outcomes, max(0, len(todo) - request.limit)
 
 

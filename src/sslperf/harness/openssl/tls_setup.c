@@ -333,13 +333,20 @@ void list_tls(void)
         {"tls/transfer-tcp/{protocol}/{suite}/{size}/{kernel}", "tls-loopback", "{suite}", "transfer-tcp-{kernel}"},
         {"tls/memory/{protocol}/{group}/{cert}", "tls-memory", "{group} {cert}", "memory-{protocol}"},
         {"tls/quic-memory/{group}/{cert}", "tls-memory", "{group} {cert}", "quic-memory"},   /* quic_memory.c */
+        /* Real servers built against the library under load (sslperf/serve_load, driven by wrk, not this harness) */
+        {"tls/serve/{server}/{scenario}/{protocol}/{group}/{cert}", "tls-serve", "{server} {group} {cert}",
+         "serve-{scenario}"},
     };
+    static const char *const SERVERS[] = {"nginx", "haproxy"};
+    static const char *const SCENARIOS[] = {"new", "resumed", "keepalive"};   /* per request: handshake, resumed */
     static const char *const CLIENTS[] = {"new", "shared", "curl"};   /* https-get's contexts; a real curl */
     static const char *const KERNELS[] = {"no-ktls", "ktls"};         /* transfer-tcp: kernel TLS off, on */
     printf("\"tls\":{");
     json_ids(SP_IDS(IDS));
     json_names("clients", SP_ROWS(CLIENTS));
     json_names("kernels", SP_ROWS(KERNELS));
+    json_names("servers", SP_ROWS(SERVERS));
+    json_names("scenarios", SP_ROWS(SCENARIOS));
     json_names("protocols", SP_ROWS(SP_TLS_PROTOCOLS));
     printf(",\"groups\":[");
     for (size_t g = 0; g < SP_TLS_N_GROUPS; g++) {

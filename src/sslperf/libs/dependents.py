@@ -1,0 +1,38 @@
+"""What every program sslperf builds against a library of the matrix (curl, nginx, HAProxy) shares: the
+library's identity in the program's cache key, the libraries it links after the TLS library, and a one-file link
+check that fails in a second when a prefix is not a usable TLS library, not after minutes of compiling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sslperf.libs.model import Lib, is_bssl
+from sslperf.proc import require_tool
+
+LINK_CHECK = """#include <openssl/ssl.h>
+int main(void)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_free(ctx);
+    return 0;
+}
+"""
+
+
+def lib_identity(lib: Lib) -> dict:
+    """What makes two builds of a library different, as far as a program built against it is concerned."""
+    return {"name": lib.name, "key": lib.info.get("key"), "version": lib.version_string,
+            "linkage": lib.linkage and [lib.linkage.cflags, lib.linkage.libs]}
+
+
+def system_libs(lib: Lib) -> list[str]:
+    """What a static TLS library needs linked after it (BoringSSL and AWS-LC have C++ inside)."""
+    return ["-pthread", "-ldl"] + (["-lstdc++"] if is_bssl(lib.flavor) else [])
+
+
+def link_check(lib: Lib, work: Path, program: str) -> list:
+    """The command that links a one-file program as `program` will link against `lib`."""
+    probe = work / "link-check.c"
+    probe.write_text(LINK_CHECK)
+    return [require_tool("cc", f"to build {program}"), *lib.linkage.cflags, probe, "-o", work / "link-check",
+            *lib.linkage.libs, *system_libs(lib)]

@@ -1,0 +1,22 @@
+"""`sslperf serve-load`: what a server operator runs, measured per library. nginx and HAProxy from Debian's
+source packages, built against each library (build.py, debian.py), started on 127.0.0.1 with a generated
+configuration (config.py) and loaded by wrk (load.py), one round at a time (rounds.py), the rounds interleaved
+across libraries by measure/rounds.py, so `bisect` and `track` measure these cases the same way."""
+
+from __future__ import annotations
+
+from sslperf.measure.case_ids import Case, make
+from sslperf.serve_load.config import SCENARIOS
+
+SERVERS = ("nginx", "haproxy")
+
+
+def cases(servers: tuple[str, ...], scenarios: tuple[str, ...], protocols: tuple[str, ...], groups: tuple[str, ...],
+          certs: tuple[str, ...]) -> list[Case]:
+    """Every combination, server by server, each scenario's cases together."""
+    return [make("tls/serve", server=server, scenario=scenario, protocol=protocol, group=group, cert=cert)
+            for server in servers for scenario in scenarios for protocol in protocols for group in groups
+            for cert in certs]
+
+
+__all__ = ["SCENARIOS", "SERVERS", "cases"]

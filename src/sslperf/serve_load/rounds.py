@@ -1,0 +1,120 @@
+"""A `tls/serve/...` case as results: the servers built for every library before anything is measured (a library
+a server cannot be built against gets its row with the reason), then one round at a time as a measurement —
+requests over the round's wall time (the rate), the server's CPU time (CPU per request), wrk's latency
+percentiles, the server's and the client's CPU use, and the server's own count of resumed sessions — each round
+checked against its scenario. measure/rounds.py interleaves the rounds across libraries and merges them."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sslperf.errors import BuildFailed, SslperfError
+from sslperf.libs.model import Lib
+from sslperf.measure import pinning
+from sslperf.measure.case_ids import Case
+from sslperf.results import Measurement
+from sslperf.serve_load import build, config, load
+
+ERRORS_AT_MOST = 0.01     # of a round's requests: more failed requests than this and the round is an error
+
+
+@dataclass
+class Plan:
+    """How every round of a run is driven."""
+    load: load.Load = field(default_factory=load.Load)
+    server_cpus: tuple[int, ...] | None = None      # None: the first CPU
+    client_cpus: tuple[int, ...] | None = None      # None: every other CPU (the last when there is one)
+    port: int | None = None                         # None: a free port per round
+    version: str | None = None                      # the server's version (Debian's newest when None)
+
+    def describe(self) -> dict:
+        """What a run records of how it loaded the servers."""
+        servers, clients = self.cpus()
+        return {"connections": self.load.connections, "seconds": self.load.seconds,
+                "warmup_seconds": self.load.warmup_seconds, "server_cpus": list(servers),
+                "client_cpus": list(clients), "client": f"wrk {load.wrk_version()}",
+                "version": self.version or "newest in Debian's suites"}
+
+    def warnings(self) -> list[str]:
+        """What a reader of the figures must know about where they were measured."""
+        servers, clients = self.cpus()
+        said = [f"Server on CPU {_cpus(servers)}, wrk on CPU {_cpus(clients)}: a machine this size cannot show how "
+                "the library scales over many cores (lock contention, per-core caches)."]
+        if set(servers) & set(clients):
+            said.append(f"The server and wrk share CPU {_cpus(tuple(set(servers) & set(clients)))} (this process "
+                        "may use no other): each rate is both sides' work, and busy shares overlap.")
+        return said
+
+    def cpus(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        server, client = pinning.loopback_cpus()
+        servers = self.server_cpus or (server,)
+        return servers, self.client_cpus or tuple(c for c in pinning.allowed() if c not in servers) or (client,)
+
+
+def _cpus(cpus: tuple[int, ...]) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+def parts(case: Case) -> dict[str, str]:
+    server, scenario, protocol, group, cert = case.id.split("/")[2:7]
+    return {"server": server, "scenario": scenario, "protocol": protocol, "group": group, "cert": cert}
+
+
+def prepare(libs: list[Lib], cases: list[Case], plan: Plan, progress=None) -> dict[tuple[str, str], object]:
+    """(server, library) → its build, or the BuildFailed/SslperfError that says why there is none."""
+    builds: dict[tuple[str, str], object] = {}
+    for server in dict.fromkeys(parts(c)["server"] for c in cases):
+        for lib in libs:
+            try:
+                builds[(server, lib.name)] = build.build(server, lib, progress, plan.version)
+            except (BuildFailed, SslperfError) as exc:
+                builds[(server, lib.name)] = exc
+    return builds
+
+
+def one(case: Case, lib: Lib, cert_dir: Path, plan: Plan, built: object) -> Measurement:
+    """One round of `case` on the server built against `lib` (`built`, from prepare)."""
+    p = parts(case)
+    server_cpus, client_cpus = plan.cpus()
+    m = case.result(lib.name, unit="ops")
+    if not isinstance(built, build.ServerBuild):
+        m.status, m.reason = "n/a", getattr(built, "message", str(built))
+        return m
+    setup = config.Setup(p["server"], config.SCENARIOS[p["scenario"]], p["protocol"], p["group"], p["cert"],
+                         plan.port or load.free_port(), server_cpus, cert_dir, load.run_dir())
+    try:
+        r = load.one_round(built, setup, plan.load, client_cpus)
+    except SslperfError as exc:
+        m.status, m.reason = "error", exc.message
+        return m
+    finally:
+        shutil.rmtree(setup.run_dir, ignore_errors=True)
+    m.ops, m.wall_ns, m.cpu_ns = [r.requests], [round(r.seconds * 1e9)], [round(r.server_cpu_s * 1e9)]
+    m.extra = {**{f"latency_p{p}_ns": [round(us * 1000)] for p, us in r.latency_us.items()},
+               "latency_mean_ns": [round(r.mean_us * 1000)], "client_cpu_ns": [round(r.client_cpu_s * 1e9)],
+               "logged": [r.logged], "resumed": [r.resumed], "failed": [sum(r.errors.values())],
+               "server_cpus": [len(server_cpus)], "client_cpus": [len(client_cpus)]}
+    m.note = (f"{built.label} (Debian {built.debian}); {r.described}; server on CPU "
+              f"{','.join(map(str, server_cpus))}, wrk {load.wrk_version()} on CPU {','.join(map(str, client_cpus))} "
+              f"with {plan.load.connections} connections")
+    problem = _scenario_problem(setup.scenario, r)
+    if problem:
+        m.status, m.reason = "error", problem
+    return m
+
+
+def _scenario_problem(scenario: config.Scenario, r: load.Round) -> str | None:
+    """Why a round did not measure what its scenario names, or None."""
+    failed = sum(r.errors.values())
+    if r.requests == 0 or failed > ERRORS_AT_MOST * r.requests:
+        shown = ", ".join(f"{k} {v}" for k, v in r.errors.items() if v)
+        return f"{failed} of {r.requests} requests failed ({shown or 'no requests'})"
+    if scenario.name == "new" and r.resumed:
+        return f"the server resumed {r.resumed} of {r.logged} sessions with resumption off"
+    if scenario.name == "resumed" and r.resumed < load.RESUMED_AT_LEAST * r.logged:
+        return (f"only {r.resumed} of {r.logged} requests were on resumed sessions (at least "
+                f"{load.RESUMED_AT_LEAST:.0%} expected): the client did not resume")
+    return None
+
