@@ -3,6 +3,7 @@ client and server, checked for version, group, cipher and resumption."""
 
 import json
 import re
+import statistics
 
 import pytest
 from conftest import run_cli
@@ -147,3 +148,28 @@ def test_a_library_context_per_thread_needs_openssl_3(sslperf_dirs):
 def test_too_many_cases_across_threads_is_refused_before_measuring(sslperf_dirs):
     result = run_cli("speed", "--threads", "1,2,4", "--no-store")
     assert result.returncode == 2 and "Choose a few cases with --case or --filter" in result.stderr
+
+
+
+def test_each_handshake_is_timed_for_the_latency_percentiles_in_memory_and_across_threads(sslperf_dirs):
+    case = "tls/handshake/tls1.3/x25519/ecdsa-p256/shared"
+    result = run_cli("tls", "--lib", "system", "--case", case, "--time", "20", "--samples", "3", "--processes", "2",
+                     "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    m = json.loads(result.stdout)["measurements"][0]
+    times = m["extra"]["op_wall_ns"]
+    # Every sample's handshakes, up to 256 of each (a uniform choice beyond that).
+    assert len(times) == sum(min(n, 256) for n in m["ops"]), (len(times), m["ops"])
+    # Each value is one handshake's time, not a sample's: about a sample's time per handshake.
+    per_handshake = statistics.median(w / n for w, n in zip(m["wall_ns"], m["ops"]))
+    assert 0.5 < statistics.median(times) / per_handshake < 1.5 and max(times) < min(m["wall_ns"])
+
+    result = run_cli("tls", "--lib", "system", "--case", case, "--threads", "2", "--thread-seconds", "0.5",
+                     "--thread-mode", "own", "--json", "--no-store")
+    assert result.returncode == 0, result.stderr
+    two = json.loads(result.stdout)["measurements"][0]
+    kept, per_thread = two["extra"]["op_wall_ns"], two["extra"]["per_thread"]
+    # Each thread's handshakes of each round, up to 256 of them (a uniform choice over the whole round).
+    assert len(kept) == sum(min(n, 256) for n in per_thread), (len(kept), per_thread)
+    per_handshake = 2 * sum(two["wall_ns"]) / sum(two["ops"])       # two threads at once
+    assert 0.5 < statistics.median(kept) / per_handshake < 2

@@ -10,6 +10,8 @@ import statistics
 import uuid
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 from sslperf import families
 from sslperf.stats import Summary, describe
 
@@ -24,6 +26,10 @@ DETERMINISTIC_KEY = "deterministic_inputs"
 COUNTER_KEY = "instruction_counter"
 # extra[CYCLES_KEY]: per sample, the CPU cycles its operations took (perf only).
 CYCLES_KEY = "cycles"
+# extra[OP_WALL_KEY]: each operation's wall time, ns (TLS handshakes, in memory and across threads): a uniform sample
+# of at most 256 per sample or thread, not one value per sample, for the latency percentiles.
+OP_WALL_KEY = "op_wall_ns"
+LATENCY_PERCENTILES = (50, 75, 90, 99)
 
 
 @dataclass
@@ -219,3 +225,12 @@ def serve_busy(m: Measurement) -> tuple[float, float] | None:
     server = statistics.median(c / w / n for c, w, n in zip(m.cpu_ns, m.wall_ns, extra["server_cpus"]))
     client = statistics.median(c / w / n for c, w, n in zip(extra["client_cpu_ns"], m.wall_ns, extra["client_cpus"]))
     return server, client
+
+
+def latency_percentiles(m: Measurement) -> dict[int, float] | None:
+    """p50, p75, p90 and p99 of each operation's wall time (ns), where the case kept them."""
+    values = (m.extra or {}).get(OP_WALL_KEY)
+    if m.status != "ok" or not values:
+        return None
+    found = np.percentile(values, LATENCY_PERCENTILES)
+    return {p: float(v) for p, v in zip(LATENCY_PERCENTILES, found)}

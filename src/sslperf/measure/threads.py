@@ -24,7 +24,7 @@ from sslperf.libs.model import Lib
 from sslperf.measure import certificates, environment, pinning
 from sslperf.measure.case_ids import make
 from sslperf.measure.harness_client import HarnessError, call
-from sslperf.results import Measurement
+from sslperf.results import OP_WALL_KEY, Measurement
 
 MODES = ("own", "libctx", "shared")
 
@@ -60,6 +60,8 @@ def across(lib: Lib, cert_dir: Path, of: str, counts: list[int], milliseconds: i
             m.wall_ns.append(reply["wall_ns"])
             m.extra = m.extra or {"per_thread": []}
             m.extra["per_thread"] += per_thread
+            if reply.get("op_wall_ns"):             # TLS handshakes: a uniform sample of each thread's latencies
+                m.extra.setdefault(OP_WALL_KEY, []).extend(reply["op_wall_ns"])
     return list(results.values())
 
 

@@ -18,7 +18,7 @@ from sslperf.libs import fips
 from sslperf.measure import catalog
 from sslperf.measure.threads import efficiency
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
-from sslperf.results import Measurement, Run, cpu_per_request, serve_busy
+from sslperf.results import Measurement, Run, cpu_per_request, latency_percentiles, serve_busy
 from sslperf.stats import NOISY_CI, describe
 
 
@@ -200,8 +200,16 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
             text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
         if metric != "instructions":
             text.append(f"\n{s.median:,.0f}/s" + (" ★" if best else ""), style="bold green" if best else "")
+        _append_latencies(text, m, 1e3, "µs")
         return text
     return _fill(table, rows, libs, draw)
+
+
+def _append_latencies(text: Text, m: Measurement, scale: float, unit: str) -> None:
+    """A line of each handshake's wall-time percentiles, where the case kept them."""
+    found = latency_percentiles(m)
+    if found:
+        text.append("\n" + " ".join(f"p{p} {v / scale:,.0f}" for p, v in found.items()) + f" {unit}", style="dim")
 
 
 def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
@@ -329,6 +337,7 @@ def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: li
         text.append(f" ±{s.ci_half_width * 100:.1f}%", style="dim")
         if (m.case, m.lib) in scaling:
             text.append(f" {scaling[(m.case, m.lib)] * 100:.0f}%", style="bold")
+        _append_latencies(text, m, 1e3, "µs per handshake")
         return text
     return _fill(table, rows, libs, draw)
 

@@ -30,6 +30,8 @@ typedef struct bench_case {
     void (*release)(void *state);   /* frees what prepare made; never given NULL */
     /* Optional: the client's and the server's CPU ns since the last call (TLS). */
     void (*split)(void *state, uint64_t *client_ns, uint64_t *server_ns);
+    /* Optional (TLS handshakes): the record of each operation's wall time the state keeps (see sp_latencies). */
+    struct sp_latencies *(*latencies)(void *state);
     /* Optional (TLS handshakes): a state for another thread that shares this one's contexts (the SSL_CTX
      * pair, the session) and keeps its own counters; freed with free() (`threads CASE N MS shared`). */
     void *(*share)(const void *state);
@@ -99,6 +101,18 @@ int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns,
  * whole target; long runs probe SP_SHORT_PROBE of it). */
 int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out);
 #define SP_SHORT_PROBE(target_ns) ((target_ns) / 10 < 50000000ull ? (target_ns) / 10 : 50000000ull)
+
+/* Each operation's wall time, for percentiles (TLS handshakes): a uniform sample of at most SP_LATENCY_KEEP of
+ * those since the last reset (reservoir sampling), so a long run costs no more memory and its end counts as much
+ * as its start. One clock read per operation, next to a handshake's tens of microseconds or more. */
+#define SP_LATENCY_KEEP 256
+typedef struct sp_latencies {
+    uint64_t ns[SP_LATENCY_KEEP];
+    uint64_t seen, random;
+    size_t n;
+} sp_latencies;
+void sp_latency_add(sp_latencies *l, uint64_t ns);
+void sp_latency_reset(sp_latencies *l);
 
 /* ---- for backends that cannot make certificates (harness pem-certs made them) ---- */
 

@@ -176,13 +176,20 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
     static uint64_t wall[MAX_SAMPLES], cpu[MAX_SAMPLES], ops[MAX_SAMPLES], client[MAX_SAMPLES], server[MAX_SAMPLES];
     if (count < 1 || count > MAX_SAMPLES)
         count = count < 1 ? 1 : MAX_SAMPLES;
+    static uint64_t op_ns[MAX_SAMPLES * SP_LATENCY_KEEP];
+    size_t kept = 0;
+    sp_latencies *latencies = c->latencies ? c->latencies(c->state) : NULL;
     if (c->split)
         c->split(c->state, &client[0], &server[0]);     /* forget what calibration added */
     for (int i = 0; i < count; i++) {
         ops[i] = iters;
+        if (latencies)
+            sp_latency_reset(latencies);
         int ok = sp_timed_batch(c->run, c->state, iters, &wall[i], &cpu[i]);
         if (c->split)
             c->split(c->state, &client[i], &server[i]);
+        for (size_t k = 0; latencies && k < latencies->n; k++)     /* a uniform sample of each sample's */
+            op_ns[kept++] = latencies->ns[k];
         if (!ok) {
             char msg[REASON_MAX];
             prep_result res;
@@ -206,6 +213,10 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
         json_u64_array(client, count);
         printf(",\"server_cpu_ns\":");
         json_u64_array(server, count);
+    }
+    if (latencies) {
+        printf(",\"op_wall_ns\":");
+        json_u64_array(op_ns, (int)kept);
     }
     if (emit_type_result) {
         printf(",\"library\":");

@@ -42,6 +42,8 @@ typedef struct {
     prep_status status;
     char reason[REASON_MAX];
     size_t bytes_per_op;
+    uint64_t op_ns[SP_LATENCY_KEEP];   /* a uniform sample of its operations' wall times, where the case keeps them */
+    size_t op_n;
 } thread_work;
 
 /* The thread's case: prepared by the thread itself, or (shared) a state of its own on the contexts of the
@@ -84,6 +86,9 @@ static void *worker_main(void *p)
     while (!*w->go)
         pthread_cond_wait(w->changed, w->lock);
     pthread_mutex_unlock(w->lock);
+    sp_latencies *latencies = w->status == PREP_OK && c.latencies ? c.latencies(c.state) : NULL;
+    if (latencies)
+        sp_latency_reset(latencies);           /* calibration's are not the run's */
     while (w->status == PREP_OK && !*w->stop) {
         if (!c.run(c.state, batch)) {
             w->status = PREP_ERROR;
@@ -92,6 +97,8 @@ static void *worker_main(void *p)
         }
         w->ops += batch;
     }
+    for (size_t k = 0; latencies && k < latencies->n; k++)
+        w->op_ns[w->op_n++] = latencies->ns[k];
     if (c.release && c.state)
         c.release(c.state);
     if (own)
@@ -151,7 +158,7 @@ int threads_run(int argc, char **argv)
         return json_refusal("error", id, "out of memory");
     }
     for (int i = 0; i < n; i++)
-        work[i] = (thread_work){id, mode, &shared, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0};
+        work[i] = (thread_work){id, mode, &shared, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0, {0}, 0};
     for (; started < n; started++)
         if (pthread_create(&ids[started], NULL, worker_main, &work[started]) != 0)
             break;
@@ -184,7 +191,15 @@ int threads_run(int argc, char **argv)
                MODES[mode], (unsigned long long)(t1 - t0), work[0].bytes_per_op);
         for (int i = 0; i < n; i++)
             printf(i ? ",%llu" : "%llu", (unsigned long long)work[i].ops);
-        printf("]}\n");
+        printf("]");
+        if (work[0].op_n) {
+            printf(",\"op_wall_ns\":[");
+            for (int i = 0, first = 1; i < n; i++)
+                for (size_t k = 0; k < work[i].op_n; k++, first = 0)
+                    printf(first ? "%llu" : ",%llu", (unsigned long long)work[i].op_ns[k]);
+            printf("]");
+        }
+        printf("}\n");
     }
     if (shared.release)
         shared.release(shared.state);

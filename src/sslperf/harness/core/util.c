@@ -125,6 +125,29 @@ int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns,
     return ok;
 }
 
+void sp_latency_add(sp_latencies *l, uint64_t ns)
+{
+    l->seen++;
+    if (l->n < SP_LATENCY_KEEP) {
+        l->ns[l->n++] = ns;
+        return;
+    }
+    if (!l->random)
+        l->random = 0x9e3779b97f4a7c15ull;     /* xorshift64: any fixed seed will do, the choice only has to be blind */
+    l->random ^= l->random << 13;
+    l->random ^= l->random >> 7;
+    l->random ^= l->random << 17;
+    uint64_t slot = l->random % l->seen;
+    if (slot < SP_LATENCY_KEEP)
+        l->ns[slot] = ns;
+}
+
+void sp_latency_reset(sp_latencies *l)
+{
+    l->n = 0;
+    l->seen = 0;
+}
+
 /* Growing from one iteration (x8 while a batch is under 1% of the probe,
  * then x2) doubles as a warm-up; the count is scaled from the last batch. */
 int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out)

@@ -33,6 +33,7 @@ struct tls_state {
     SSL_SESSION *ticket;      /* the first session a ticket brought, before `session` is set */
     uint64_t client_ns, server_ns;
     char ca_file[600];
+    sp_latencies latencies;   /* each handshake's wall time, for the percentiles */
 };
 
 /* A TLS 1.3 session comes after the handshake, one per ticket. BoringSSL and
@@ -135,10 +136,18 @@ static int handshake(struct tls_state *s, SSL **keep_client)
 static int run_handshakes(void *p, uint64_t iters)
 {
     struct tls_state *s = p;
-    for (uint64_t i = 0; i < iters; i++)
+    for (uint64_t i = 0; i < iters; i++) {
+        uint64_t t0 = sp_now_ns(SP_WALL);
         if (!handshake(s, NULL))
             return 0;
+        sp_latency_add(&s->latencies, sp_now_ns(SP_WALL) - t0);
+    }
     return 1;
+}
+
+static sp_latencies *handshake_times(void *p)
+{
+    return &((struct tls_state *)p)->latencies;
 }
 
 static void split_times(void *p, uint64_t *client, uint64_t *server)
@@ -156,6 +165,7 @@ static void *share_tls(const void *p)
     if (copy) {
         *copy = *(const struct tls_state *)p;
         copy->client_ns = copy->server_ns = 0;
+        sp_latency_reset(&copy->latencies);
     }
     return copy;
 }
@@ -233,6 +243,7 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
     s->client_ns = s->server_ns = 0;
     out->run = run_handshakes;
     out->split = split_times;
+    out->latencies = handshake_times;
     out->share = share_tls;
     snprintf(out->note, sizeof(out->note), "%s", s->cfg.note);
     return PREP_OK;
