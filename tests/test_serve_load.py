@@ -56,10 +56,10 @@ def listening_addresses(port: int) -> list[str]:
 
 
 def test_nginx_and_haproxy_built_against_a_built_library_serve_wrk_and_every_round_is_checked(
-        built_openssl3, in_e2e_cache):
+        built_openssl3, in_e2e_cache, tmp_path):
     result = run_cli("serve-load", "--lib", built_openssl3, "--server", "nginx", "--server", "haproxy",
                      "--scenario", "new", "--scenario", "resumed", "--scenario", "keepalive", "--cert", "ecdsa-p256",
-                     "--seconds", "1", "--warmup", "0", "--rounds", "3", "--json", "--no-store", timeout=1800)
+                     "--seconds", "1", "--warmup", "0", "--rounds", "3", "--json", timeout=1800)
     assert result.returncode == 0, result.stderr[-3000:]
     run = json.loads(result.stdout)
     got = {m["case"]: m for m in run["measurements"]}
@@ -85,6 +85,10 @@ def test_nginx_and_haproxy_built_against_a_built_library_serve_wrk_and_every_rou
         assert rate["keepalive"] > 3 * rate["new"], rate
     assert "connections" in run["settings"]["serve"] and run["settings"]["serve"]["client"].startswith("wrk ")
     assert any("cannot show how the library scales over many cores" in w for w in run["warnings"])
+    # Stored like any run, and drawn: the report's figure of the servers.
+    report = run_cli("report", run["id"], "--out", tmp_path / "report", "--format", "png")
+    assert report.returncode == 0, report.stderr
+    assert (tmp_path / "report" / "tls-serve.png").stat().st_size > 10_000
 
 
 def test_the_checked_get_refuses_a_wrong_body_and_the_server_listens_on_loopback_only(built_openssl3, in_e2e_cache):
@@ -133,6 +137,8 @@ def test_unknown_server_port_in_use_and_overlapping_cpus_are_clear_errors(sslper
         taken = sslperf_here("serve-load", "--port", port, "--no-store")
     assert taken.returncode != 0 and "Traceback" not in taken.stderr
     assert f"Port {port} on 127.0.0.1 cannot be used" in taken.stderr and "--port" in taken.stderr, taken.stderr
+    group = sslperf_here("serve-load", "--group", "x9999", "--no-store")
+    assert group.returncode != 0 and "Unknown group `x9999`" in group.stderr and "x25519" in group.stderr
     cpu = min(os.sched_getaffinity(0))
     overlap = sslperf_here("serve-load", "--server-cpus", cpu, "--client-cpus", cpu, "--no-store")
     assert overlap.returncode != 0 and "overlap" in overlap.stderr, overlap.stderr

@@ -25,7 +25,11 @@ def track(repo, *extra: str):
                    timeout=3600)
 
 
-def test_a_branch_is_tracked_commit_by_commit_and_its_change_point_found(built_openssl, in_e2e_cache, tmp_path):
+def test_a_branch_is_tracked_commit_by_commit_and_its_change_point_found(built_openssl, in_e2e_cache, tmp_path,
+                                                                        monkeypatch):
+    # A store of its own: other tests of the session store runs of the same commits' builds, which `regressions`
+    # would read as points of the same series.
+    monkeypatch.setenv("SSLPERF_DATA_DIR", str(tmp_path / "data"))
     repo = tmp_path / "openssl"
     shas = openssl_history(in_e2e_cache["SSLPERF_CACHE_DIR"], repo, ("harmless", "broken"))
     base, slow, broken = shas[0], shas[1], shas[-1]

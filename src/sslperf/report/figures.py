@@ -2,14 +2,15 @@
 throughput against size per algorithm with the libraries as series, grouped
 bars for signatures, key exchange and KEMs, version-over-version lines,
 RSA/EC/FFDH scaling with the fitted `a` of the `openssl speed` plotting
-write-up (the slow-down per doubled key size), TLS handshake CPU and
-loopback latency distributions."""
+write-up (the slow-down per doubled key size), TLS handshake CPU,
+loopback latency distributions and real servers under load."""
 
 from __future__ import annotations
 
 import io
 import math
 import re
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,8 +314,43 @@ def bisect_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figu
     return [Figure("bisect", f"bisect of {search.get('case')}", _save(fig, files, "bisect", formats))]
 
 
+def serve_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figure]:
+    """Real servers under load: per case, each library's requests/s (median, 95% CI whiskers) above its server CPU
+    time per request, and wrk's latency percentiles."""
+    served = [m for m in run.measurements if m.family == "tls-serve" and m.status == "ok" and m.summary("cpu")]
+    cases = list(dict.fromkeys(m.case for m in served))
+    if not cases:
+        return []
+    libs = _libs(run)
+    fig, axes = plt.subplots(3, len(cases), figsize=(max(4.5, 0.55 * len(libs)) * len(cases), 9.5), squeeze=False)
+    for column, case in enumerate(cases):
+        ms = [m for lib in libs for m in served if m.case == case and m.lib == lib]
+        xs = list(range(len(ms)))
+        rate, cpu = [m.summary("wall") for m in ms], [m.summary("cpu") for m in ms]
+        top, middle, bottom = axes[0][column], axes[1][column], axes[2][column]
+        top.bar(xs, [s.median for s in rate], yerr=[[s.median - s.ci_low for s in rate],
+                                                     [s.ci_high - s.median for s in rate]], capsize=3)
+        top.set_title(ms[0].label, fontsize=9)
+        top.set_ylabel("requests/s")
+        middle.bar(xs, [1e6 / s.median for s in cpu], color="tab:orange")
+        middle.set_ylabel("server CPU µs per request")
+        for p, marker in zip((50, 90, 99), ("o", "s", "^")):
+            bottom.plot(xs, [statistics.median(m.extra[f"latency_p{p}_ns"]) / 1e6 for m in ms], marker=marker,
+                        ls="", label=f"p{p}")
+        bottom.set_ylabel("wrk latency, ms")
+        bottom.legend(fontsize=7)
+        for ax in (top, middle, bottom):
+            ax.set_xticks(xs)
+            ax.set_xticklabels([m.lib for m in ms], rotation=35, ha="right", fontsize=7)
+            ax.set_ylim(bottom=0)
+            ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("Real servers under load (wrk)")
+    fig.tight_layout()
+    return [Figure("tls-serve", "Real servers under load", _save(fig, files, "tls-serve", formats))]
+
+
 def all_figures(run: Run, files: Batch, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
     return (bisect_figure(run, files, formats)
             + throughput_by_size(run, files, formats, metric) + operations_bars(run, files, formats, metric)
             + scaling_fits(run, files, formats, metric) + version_lines(run, files, formats, metric)
-            + handshake_figures(run, files, formats, metric))
+            + handshake_figures(run, files, formats, metric) + serve_figure(run, files, formats))
