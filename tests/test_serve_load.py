@@ -91,13 +91,21 @@ def test_nginx_and_haproxy_built_against_a_built_library_serve_wrk_and_every_rou
     assert (tmp_path / "report" / "tls-serve.png").stat().st_size > 10_000
 
 
-def test_the_checked_get_refuses_a_wrong_body_and_the_server_listens_on_loopback_only(built_openssl3, in_e2e_cache):
+def private_dir(parent: Path, name: str) -> Path:
+    """A run directory as load.run_dir makes one (0700), inside the test's own temporary directory."""
+    path = parent / name
+    path.mkdir(mode=0o700)
+    return path
+
+
+def test_the_checked_get_refuses_a_wrong_body_and_the_server_listens_on_loopback_only(built_openssl3, in_e2e_cache,
+                                                                                      tmp_path):
     lib = installed.find(built_openssl3)
     nginx = build.build("nginx", lib)
     assert "OpenSSL 3.6" in build.describe(nginx), build.describe(nginx)
     with certificates.made_by(lib, pem=True) as certs:
         setup = config.Setup("nginx", config.SCENARIOS["new"], "tls1.3", "x25519", "ecdsa-p256", load.free_port(),
-                             (0,), certs, load.run_dir())
+                             (min(os.sched_getaffinity(0)),), certs, private_dir(tmp_path, "run"))
         conf = config.prepare(setup)
         with load._serving(nginx, setup, conf):
             assert listening_addresses(setup.port) == ["0100007F"]      # 127.0.0.1, nothing else
@@ -107,7 +115,7 @@ def test_the_checked_get_refuses_a_wrong_body_and_the_server_listens_on_loopback
                 load._checked_get(setup)
 
 
-def test_generated_configurations_pass_each_servers_own_configuration_test(built_openssl3, in_e2e_cache):
+def test_generated_configurations_pass_each_servers_own_configuration_test(built_openssl3, in_e2e_cache, tmp_path):
     lib = installed.find(built_openssl3)
     with certificates.made_by(lib, pem=True) as certs:
         for server in ("nginx", "haproxy"):
@@ -115,7 +123,7 @@ def test_generated_configurations_pass_each_servers_own_configuration_test(built
             for scenario in config.SCENARIOS.values():
                 for protocol in config.PROTOCOLS:
                     setup = config.Setup(server, scenario, protocol, "p-256", "rsa-2048", load.free_port(), (0,),
-                                         certs, load.run_dir())
+                                         certs, private_dir(tmp_path, f"{server}-{scenario.name}-{protocol}"))
                     config.check(setup, binary, config.prepare(setup))
             # The check can fail: a directive the server does not know is refused, with what the server said.
             conf = config.prepare(setup)

@@ -26,7 +26,7 @@ from sslperf.libs.model import Lib
 from sslperf.proc import require_tool, run
 from sslperf.serve_load import debian
 
-RECIPE = 1
+RECIPE = 2
 MANIFEST = "server.json"
 
 
@@ -51,8 +51,9 @@ def _nginx_steps(lib: Lib, source: Path, out: Path) -> list[tuple[str, list, flo
                  "--without-http_rewrite_module", "--without-http_gzip_module", "--without-pcre",
                  "--without-http_userid_module", "--without-http_upstream_hash_module",
                  f"--with-cc-opt={' '.join(lib.linkage.cflags)} -O2",
-                 # -L first: the prefix holds only static archives, so -lssl -lcrypto take them, not the system's
-                 f"--with-ld-opt=-L{prefix_lib} {' '.join(dependents.system_libs(lib))} -lm"]
+                 # -L first: the prefix holds only static archives, so -lssl -lcrypto take them, not the system's.
+                 # nginx puts these before -lssl -lcrypto: --no-as-needed keeps libstdc++ (BoringSSL, AWS-LC) for them.
+                 f"--with-ld-opt=-L{prefix_lib} -Wl,--no-as-needed {' '.join(dependents.system_libs(lib))} -lm"]
     return [("configure", configure, 300), ("compile", [require_tool("make"), "-j2"], 1800)]
 
 
