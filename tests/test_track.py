@@ -57,3 +57,28 @@ def test_a_branch_is_tracked_commit_by_commit_and_its_change_point_found(built_o
 def test_a_directory_that_is_not_a_clone_is_a_clear_error(tmp_path):
     with pytest.raises(SslperfError, match="is not a git repository"):
         first_parent(tmp_path, "main", 5)
+
+
+def test_a_loopback_case_is_tracked_in_rounds_by_the_wall_clock_beside_an_in_memory_one(built_openssl, in_e2e_cache,
+                                                                                         tmp_path, monkeypatch):
+    monkeypatch.setenv("SSLPERF_DATA_DIR", str(tmp_path / "data"))
+    repo = tmp_path / "openssl"
+    shas = openssl_history(in_e2e_cache["SSLPERF_CACHE_DIR"], repo, ("harmless", "broken"))
+    loop = "tls/loopback/tls1.3/x25519/ecdsa-p256/shared"
+    args = ("track", "--git", repo, "--branch", "main", "--case", CASE, "--case", loop, "--metric", "both",
+            "--depth", "2", "--limit", "2")
+    first = run_cli(*args, timeout=3600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "measuring 2 case(s): wall time" in first.stdout and "measuring 1 case(s): instructions" in first.stdout
+    runs = [r for r in json.loads(run_cli("runs", "list", "--json").stdout)
+            if r["source"] == "sslperf track" and not r["settings"]["track"].get("skipped")]
+    by_metric = {}
+    for r in runs:
+        assert r["settings"]["track"]["commit"] == shas[-2]            # the newest that builds
+        by_metric.setdefault(r["settings"]["metric"], []).append(r["settings"]["track"]["cases"])
+    # The loopback case by the wall clock only, in a run of its own (interleaved rounds); the digest by both.
+    assert sorted(by_metric["wall"]) == [[CASE], [loop]] and by_metric["instructions"] == [[CASE]]
+    [rounds_run] = [r for r in runs if r["settings"]["track"]["cases"] == [loop]]
+    assert rounds_run["settings"].get("rounds", 0) >= 3
+    again = run_cli(*args, timeout=3600)                                  # both metrics of every case are in hand
+    assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout
