@@ -107,3 +107,38 @@ def write_output(path, text: str, what: str, kept: str | None = None, force: boo
                            hint=kept or "Choose another place with --out.") from None
 
 
+
+
+def kept_hint(run, no_store: bool) -> str:
+    """Where the run is still to be had when --out cannot be written."""
+    if no_store:
+        return "The run was not stored (--no-store); run it again with another --out."
+    return (f"The run is kept in the store as run {run.id}: `sslperf runs export {run.id} --out FILE` writes it "
+            "elsewhere.")
+
+
+def progress_bar(target):
+    """The measuring verbs' progress: what is being measured, a bar, done of total, time so far (on a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=target, transient=True, disable=not target.is_terminal)
+
+
+def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store: bool, summary: str) -> None:
+    """A measured run to the user: --out written first (if that fails, the tables are printed before the error,
+    so no figure is lost), then the tables and `summary` or the JSON, then the refusal of a run that measured
+    nothing."""
+    if out:
+        try:
+            write_output(out, run.to_json(), "the run", kept_hint(run, no_store), force)
+        except Exception:
+            if not as_json:
+                show(run, False, console, metric, refuse=False)
+            raise
+    if as_json:
+        return show(run, True, console, metric, not no_store)
+    show(run, False, console, metric, refuse=False)
+    console.print(f"[dim]{summary}" + ("" if no_store else f"; stored as run {run.id}")
+                  + (f"; JSON written to {out}" if out else "") + "[/dim]")
+    refuse_nothing_measured(run, not no_store)

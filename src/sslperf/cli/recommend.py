@@ -8,7 +8,7 @@ import json
 import click
 from rich.markup import escape
 
-from sslperf.cli.common import make_console, open_store, store_unless, write_output
+from sslperf.cli.common import make_console, open_store, progress_bar, store_unless, write_output
 from sslperf.cli.options import out_file_option
 from sslperf.errors import SslperfError
 from sslperf.recommend import advise, decide
@@ -58,7 +58,7 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, f
     floor = int(min_security)
     lib, plain = advise.server_lib(lib_name, fips, fips_module, fmt)        # checked before measuring anything
     runs = [open_store(ctx).load(run_id) for run_id in run_ids]
-    with _progress() as bar:
+    with progress_bar(err_console) as bar:
         task = bar.add_task("measuring", total=None)
 
         def report(what: str, done: int, total: int) -> None:
@@ -80,9 +80,3 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, f
     if figures.sources:
         err_console.print(f"[dim]figures from run(s) {', '.join(figures.sources)}"
                           + (f"; snippet written to {escape(str(out))}" if out else "") + "[/dim]")
-
-
-def _progress():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err_console, transient=True, disable=not err_console.is_terminal)

@@ -7,10 +7,9 @@ import time
 import click
 from rich.markup import escape
 
-from sslperf.cli.common import list_cases, make_console, plural, refuse_nothing_measured, show, store_unless, write_output
+from sslperf.cli.common import deliver, list_cases, make_console, plural, progress_bar, store_unless
 from sslperf.cli.libs import RichBuildProgress
 from sslperf.cli.options import Finite, out_file_option
-from sslperf.cli.speed import _kept, _progress
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.measure import pinning, plan, rounds, suites
@@ -101,7 +100,7 @@ def serve_load(ctx, lib_names, servers, scenarios, protocols, groups, certs, cas
     store = store_unless(ctx, no_store)
     started = time.monotonic()
     target = err_console if as_json else console
-    with _progress(target) as bar:
+    with progress_bar(target) as bar:
         task = bar.add_task("building the servers", total=None)
 
         def report(what: str, done: int, total: int) -> None:
@@ -110,21 +109,9 @@ def serve_load(ctx, lib_names, servers, scenarios, protocols, groups, certs, cas
         run = rounds.run(libs, chosen, settings, store, "sslperf serve-load",
                          {"suite": "serve-load", "metric": metric}, report, plan=serve_plan,
                          build_progress=RichBuildProgress(bar, "servers"))
-    if out:
-        try:
-            write_output(out, run.to_json(), "the run", _kept(run, no_store), force)
-        except Exception:
-            if not as_json:
-                show(run, False, console, metric, refuse=False)
-            raise
-    if as_json:
-        return show(run, True, console, metric, not no_store)
-    show(run, False, console, metric, refuse=False)
-    console.print(f"[dim]{plural(len(chosen), 'case')} × {plural(len(libs), 'library')} × {round_count} rounds in "
-                  f"{time.monotonic() - started:.0f} s; server on CPU {_show(servers_at)}, wrk on CPU "
-                  f"{_show(clients_at)}" + ("" if no_store else f"; stored as run {run.id}")
-                  + (f"; JSON written to {out}" if out else "") + "[/dim]")
-    refuse_nothing_measured(run, not no_store)
+    deliver(run, console, metric, as_json, out, force, no_store,
+            f"{plural(len(chosen), 'case')} × {plural(len(libs), 'library')} × {round_count} rounds in "
+            f"{time.monotonic() - started:.0f} s; server on CPU {_show(servers_at)}, wrk on CPU {_show(clients_at)}")
 
 
 def _cpus(text: str | None, option: str) -> tuple[int, ...] | None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import time
 
 import click
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sslperf.cli.common import list_cases, make_console, plural, refuse_nothing_measured, show, store_unless, write_output
+from sslperf.cli.common import deliver, list_cases, make_console, plural, progress_bar, store_unless
 from sslperf.cli.options import placement_options, provider_options, run_options, thread_options
 from sslperf.libs import fips
 from sslperf.measure import environment, modes, plan, suites
@@ -69,7 +67,7 @@ def speed(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, forc
                                 thread_seconds, thread_mode, "sslperf speed")
         metric = "wall"
     else:
-        with _progress(console if not as_json else err_console) as bar:
+        with progress_bar(console if not as_json else err_console) as bar:
             task = bar.add_task("compiling the harness", total=None)
 
             def report(what: str, done: int, total: int) -> None:
@@ -77,29 +75,5 @@ def speed(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, forc
 
             run = modes.run_cases(libs, cases, settings, store, "sslperf speed",
                                   {"depth": depth, "workload": workload, "metric": metric}, progress=report)
-    if out:
-        try:
-            write_output(out, run.to_json(), "the run", _kept(run, no_store), force)
-        except Exception:
-            if not as_json:           # the figures are not lost with the file: print them first
-                show(run, False, console, metric, refuse=False)
-            raise
-    if as_json:
-        return show(run, True, console, metric, not no_store)
-    show(run, False, console, metric, refuse=False)
-    console.print(f"[dim]{plural(len(cases), 'case')} × {plural(len(libs), 'library')} in "
-                  f"{time.monotonic() - started:.0f} s" + ("" if no_store else f"; stored as run {run.id}")
-                  + (f"; JSON written to {out}" if out else "") + "[/dim]")
-    refuse_nothing_measured(run, not no_store)
-
-
-def _kept(run, no_store: bool) -> str:
-    if no_store:
-        return "The run was not stored (--no-store); run it again with another --out."
-    return (f"The run is kept in the store as run {run.id}: `sslperf runs export {run.id} --out FILE` writes it "
-            "elsewhere.")
-
-
-def _progress(target: Console) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=target, transient=True, disable=not target.is_terminal)
+    deliver(run, console, metric, as_json, out, force, no_store,
+            f"{plural(len(cases), 'case')} × {plural(len(libs), 'library')} in {time.monotonic() - started:.0f} s")

@@ -77,16 +77,9 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
                 _configure_and_compile(lib, source, work, log, progress, curl_version)
             finally:
                 record_build(f"curl {curl_version} against {lib.name}")
-        staged = work / "out"
-        (staged / "bin").mkdir(parents=True)
-        shutil.copy2(work / "build" / "src" / "curl", staged / "bin" / "curl")
-        (staged / MANIFEST).write_text(json.dumps({"curl": curl_version, "crate": crate.crate_version,
-                                                   "lib": lib.name, "key": key, "compiler": compiler,
-                                                   "build_seconds": round(time.monotonic() - started, 1)},
-                                                  indent=1) + "\n")
-        if home.exists():
-            shutil.rmtree(home)
-        staged.rename(home)
+        dependents.install(work / "build" / "src" / "curl", "curl", MANIFEST,
+                           {"curl": curl_version, "crate": crate.crate_version, "lib": lib.name, "key": key,
+                            "compiler": compiler}, work, home, started)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Curl(home / "bin" / "curl", curl_version, lib.name, False, time.monotonic() - started)

@@ -4,6 +4,9 @@ check that fails in a second when a prefix is not a usable TLS library, not afte
 
 from __future__ import annotations
 
+import json
+import shutil
+import time
 from pathlib import Path
 
 from sslperf.libs.model import Lib, is_bssl
@@ -36,3 +39,18 @@ def link_check(lib: Lib, work: Path, program: str) -> list:
     probe.write_text(LINK_CHECK)
     return [require_tool("cc", f"to build {program}"), *lib.linkage.cflags, probe, "-o", work / "link-check",
             *lib.linkage.libs, *system_libs(lib)]
+
+
+def install(binary: Path, name: str, manifest_file: str, manifest: dict, work: Path, home: Path,
+            started: float) -> Path:
+    """`binary` put in place as `home`/bin/`name`, with `manifest_file` saying what was built and how long it took
+    since `started`; staged in `work` first, so a half-written home is never taken for a build. The installed path."""
+    staged = work / "out"
+    (staged / "bin").mkdir(parents=True)
+    shutil.copy2(binary, staged / "bin" / name)
+    (staged / manifest_file).write_text(json.dumps({**manifest, "build_seconds": round(time.monotonic() - started, 1)},
+                                                   indent=1) + "\n")
+    if home.exists():
+        shutil.rmtree(home)
+    staged.rename(home)
+    return home / "bin" / name

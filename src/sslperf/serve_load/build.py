@@ -127,17 +127,9 @@ def build(server: str, lib: Lib, progress: Progress | None = None, version: str 
                 record_build(f"{label} against {lib.name}")
         binary = tree / how.built
         _check_linked(binary, lib, label)
-        staged = work / "out"
-        (staged / "bin").mkdir(parents=True)
-        shutil.copy2(binary, staged / "bin" / server)
-        (staged / MANIFEST).write_text(json.dumps({"server": server, "version": source.upstream,
-                                                   "debian": source.version, "lib": lib.name, "key": key,
-                                                   "compiler": compiler,
-                                                   "build_seconds": round(time.monotonic() - started, 1)},
-                                                  indent=1) + "\n")
-        if home.exists():
-            shutil.rmtree(home)
-        staged.rename(home)
+        dependents.install(binary, server, MANIFEST, {"server": server, "version": source.upstream,
+                                                      "debian": source.version, "lib": lib.name, "key": key,
+                                                      "compiler": compiler}, work, home, started)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return ServerBuild(server, source.upstream, source.version, home / "bin" / server, lib.name, False,
