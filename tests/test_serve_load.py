@@ -85,6 +85,7 @@ def test_nginx_and_haproxy_built_against_a_built_library_serve_wrk_and_every_rou
         assert rate["keepalive"] > 3 * rate["new"], rate
     assert "connections" in run["settings"]["serve"] and run["settings"]["serve"]["client"].startswith("wrk ")
     assert any("cannot show how the library scales over many cores" in w for w in run["warnings"])
+    assert not servers_running(Path(in_e2e_cache["SSLPERF_CACHE_DIR"]) / "servers")     # every server stopped
     # Stored like any run, and drawn: the report's figure of the servers.
     report = run_cli("report", run["id"], "--out", tmp_path / "report", "--format", "png")
     assert report.returncode == 0, report.stderr
@@ -166,7 +167,10 @@ def test_ctrl_c_leaves_no_server_and_no_wrk_behind(built_openssl3, in_e2e_cache)
     assert not servers_running(servers_root)
     child = subprocess.Popen([sys.executable, "-m", "sslperf", "serve-load", "--lib", built_openssl3, "--seconds",
                               "60", "--rounds", "3", "--no-store"], env={**os.environ, **in_e2e_cache},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             # Ctrl-C not ignored, as in a terminal (a test worker started in the background may
+                             # ignore SIGINT, and its children inherit that)
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not any("wrk" in c for c in servers_running(servers_root)):

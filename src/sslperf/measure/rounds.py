@@ -145,5 +145,6 @@ def run(libs: list[Lib], cases: list[Case], settings: Settings, store, source: s
                             taken[lib.name].append(one(case, lib, made, settings.target_ms, serving))
                 for lib in libs:
                     keep(merged(taken[lib.name]))
+        run_.warnings += serve_rounds.client_bound(run_.measurements)
     return record(run_, store, source, measure)
 

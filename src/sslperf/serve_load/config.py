@@ -112,6 +112,8 @@ def _haproxy(s: Setup) -> str:
     body = BODY.replace("\n", "\\n")
     # HAProxy's session cache is global: off (size 0) when resumption is off.
     cache = "" if s.scenario.resumption else "    tune.ssl.cachesize 0\n"
+    bind = (f"bind 127.0.0.1:{s.port} ssl crt {s.run_dir / 'server.pem'} ssl-min-ver {low} ssl-max-ver {high} "
+            f"curves {s.group_name}{resumption}")
     return f"""# written by sslperf serve-load: {s.scenario.what}
 global
     nbthread {len(s.cpus)}
@@ -128,7 +130,7 @@ global
     timeout server 30s
     timeout http-keep-alive 60s
 frontend sslperf
-    bind 127.0.0.1:{s.port} ssl crt {s.run_dir / 'server.pem'} ssl-min-ver {low} ssl-max-ver {high} curves {s.group_name}{resumption}
+    {bind}
     http-request return status 200 content-type text/plain string "{body}"
 """
 

@@ -14,7 +14,7 @@ from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import pinning
 from sslperf.measure.case_ids import Case
-from sslperf.results import Measurement
+from sslperf.results import Measurement, serve_busy
 from sslperf.serve_load import build, config, load
 
 ERRORS_AT_MOST = 0.01     # of a round's requests: more failed requests than this and the round is an error
@@ -118,3 +118,15 @@ def _scenario_problem(scenario: config.Scenario, r: load.Round) -> str | None:
                 f"{load.RESUMED_AT_LEAST:.0%} expected): the client did not resume")
     return None
 
+
+
+def client_bound(measurements: list[Measurement]) -> list[str]:
+    """The warning for results whose client (wrk) was the busier side: their rate is the client's."""
+    bound = [(m, shares) for m in measurements if m.family == "tls-serve" and (shares := serve_busy(m))
+             and shares[1] > load.CLIENT_SATURATED and shares[1] > shares[0] + 0.1]
+    if not bound:
+        return []
+    names = ", ".join(f"{m.case} on {m.lib} (client {c:.0%}, server {s:.0%})" for m, (s, c) in bound[:3])
+    return [f"In {len(bound)} result(s) wrk kept its CPUs busier than the server did ({names}"
+            f"{' …' if len(bound) > 3 else ''}): their rate is the client's, not the server's. Compare them by the "
+            "server's CPU per request (--metric cpu; bisect's default), or give wrk more CPUs (--client-cpus)."]
