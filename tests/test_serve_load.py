@@ -5,6 +5,7 @@ each server's own configuration test; clear errors for bad input; no process lef
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -27,18 +28,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("serve")]
 
 
 def servers_running(root: Path) -> list[str]:
-    """Command lines of live processes whose program is a server sslperf built under `root`, or wrk."""
+    """The programs of live processes that are servers sslperf built under `root` (nginx, haproxy) or wrk; a wrk
+    that loads a server is named `wrk loading` (sslperf also asks wrk for its version, in a process of its own)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             exe = os.readlink(entry / "exe")
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            loading = b"https://127.0.0.1:" in (entry / "cmdline").read_bytes()
         except OSError:
             continue
         if exe.startswith(str(root)) or exe.endswith("/wrk"):
-            found.append(cmdline)
+            found.append(Path(exe).name + (" loading" if loading else ""))
     return found
 
 
@@ -173,10 +175,10 @@ def test_ctrl_c_leaves_no_server_and_no_wrk_behind(built_openssl3, in_e2e_cache)
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not any("wrk" in c for c in servers_running(servers_root)):
+        while time.monotonic() < deadline and "wrk loading" not in servers_running(servers_root):
             time.sleep(0.2)
         seen = servers_running(servers_root)
-        assert any("wrk" in c for c in seen) and any("nginx" in c for c in seen), seen
+        assert "wrk loading" in seen and "nginx" in seen, seen
         child.send_signal(signal.SIGINT)            # what Ctrl-C sends to sslperf (its children have their own groups)
         child.wait(timeout=60)
     finally:
@@ -202,3 +204,41 @@ def test_serve_cases_run_in_rounds_interleaved_across_libraries_as_bisect_measur
     for m in run.measurements:
         assert m.status == "ok", m.reason
         assert m.extra[PROCESS_KEY] == [0, 1, 2] and len(m.cpu_ns) == 3      # rounds pair across libraries
+
+
+def test_a_server_of_the_system_library_loads_the_systems_shared_libssl(sslperf_dirs):
+    system = installed.find("system")
+    nginx = build.build("nginx", system)
+    libssl = next(p for name, p in system.info["shared_objects"].items() if name.startswith("libssl"))
+    loaded = subprocess.run(["ldd", str(nginx.binary)], capture_output=True, text=True, timeout=60).stdout
+    assert str(Path(libssl).resolve()) in {str(Path(p).resolve()) for p in re.findall(r"=> (\S+)", loaded)}, loaded
+    result = run_cli("serve-load", "--scenario", "keepalive", "--seconds", "1", "--warmup", "0", "--rounds", "3",
+                     "--json", "--no-store")                           # the default library: the system's
+    assert result.returncode == 0, result.stderr[-2000:]
+    [m] = json.loads(result.stdout)["measurements"]
+    assert m["lib"] == "system" and m["status"] == "ok" and "TLSv1.3" in m["note"], m
+
+
+def test_a_killed_sslperf_takes_its_server_and_wrk_with_it(built_openssl3, in_e2e_cache, tmp_path):
+    build.build("nginx", installed.find(built_openssl3))
+    servers_root = Path(in_e2e_cache["SSLPERF_CACHE_DIR"]) / "servers"
+    child = subprocess.Popen([sys.executable, "-m", "sslperf", "serve-load", "--lib", built_openssl3, "--seconds",
+                              "60", "--rounds", "3", "--no-store"],
+                             # what a killed sslperf cannot remove (its run directory) stays in the test's own
+                             env={**os.environ, **in_e2e_cache, "TMPDIR": str(tmp_path)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and "wrk loading" not in servers_running(servers_root):
+            time.sleep(0.2)
+        assert {"wrk loading", "nginx"} <= set(servers_running(servers_root))
+        child.kill()                                # SIGKILL: sslperf cannot stop anything itself
+        child.wait(timeout=30)
+        deadline = time.monotonic() + 15            # the kernel tells them (parent-death signal), they stop
+        while time.monotonic() < deadline and servers_running(servers_root):
+            time.sleep(0.2)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert not servers_running(servers_root), servers_running(servers_root)

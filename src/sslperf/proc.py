@@ -73,6 +73,7 @@ def run(
     log: IO[str] | None = None,
     on_line: Callable[[str], None] | None = None,
     keep_output: bool = True,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Result:
     """Run `cmd` with stdout and stderr merged, killing its whole process
     group when `timeout` seconds pass or the user interrupts."""
@@ -93,6 +94,7 @@ def run(
             # Its own process group (killed whole on a timeout), not its own session: a new session is a new
             # scheduler autogroup, which would take an equal share of the CPU whatever our nice value says.
             process_group=0,
+            preexec_fn=preexec_fn,      # e.g. pinning, or dying with sslperf (serve_load)
         )
     except FileNotFoundError as exc:
         raise MissingTool(f"Cannot run `{argv[0]}`: {exc.strerror}.",

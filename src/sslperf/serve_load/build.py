@@ -1,9 +1,10 @@
-"""nginx and HAProxy built from Debian's source packages against a library of the matrix, linked with it
-statically where it is static (only the prefix's static archives are on the link path), with only what an HTTPS
-endpoint needs (no PCRE, zlib or Lua: the TLS library is all that differs between two builds). Cached like curl:
-keyed by the source package, the library's build and the compiler. The binary is checked after linking: it must
-not load a shared libssl, and it must report the library's version. A library a server cannot be built against
-is a clear error that names the step and shows the compiler's last lines."""
+"""nginx and HAProxy built from Debian's source packages against a library of the matrix: statically against a
+built library (only the prefix's static archives are on the link path), or against the system library's shared
+objects as the distribution builds them. Only what an HTTPS endpoint needs (no PCRE, zlib or Lua: the TLS library
+is all that differs between two builds). Cached like curl: keyed by the source package, the library's build (the
+system library: its version) and the compiler. The binary is checked after linking: a built library's server
+loads no shared libssl, the system library's loads exactly the system's. A library a server cannot be built
+against is a clear error that names the step and shows the compiler's first errors."""
 
 from __future__ import annotations
 
@@ -46,23 +47,26 @@ class ServerBuild:
 
 
 def _nginx_steps(lib: Lib, source: Path, out: Path) -> list[tuple[str, list, float]]:
-    prefix_lib = Path(lib.linkage.libs[0]).parent
+    link = "-lm"
+    if lib.prefix is not None:
+        # -L first: the prefix holds only static archives, so -lssl -lcrypto take them, not the system's.
+        # nginx puts these before -lssl -lcrypto: --no-as-needed keeps libstdc++ (BoringSSL, AWS-LC) for them.
+        link = f"-L{Path(lib.linkage.libs[0]).parent} -Wl,--no-as-needed {' '.join(dependents.system_libs(lib))} -lm"
     configure = ["./configure", f"--prefix={out}", "--with-http_ssl_module", "--with-http_v2_module",
                  "--without-http_rewrite_module", "--without-http_gzip_module", "--without-pcre",
                  "--without-http_userid_module", "--without-http_upstream_hash_module",
-                 f"--with-cc-opt={' '.join(lib.linkage.cflags)} -O2",
-                 # -L first: the prefix holds only static archives, so -lssl -lcrypto take them, not the system's.
-                 # nginx puts these before -lssl -lcrypto: --no-as-needed keeps libstdc++ (BoringSSL, AWS-LC) for them.
-                 f"--with-ld-opt=-L{prefix_lib} -Wl,--no-as-needed {' '.join(dependents.system_libs(lib))} -lm"]
+                 f"--with-cc-opt={' '.join(lib.linkage.cflags)} -O2", f"--with-ld-opt={link}"]
     return [("configure", configure, 300), ("compile", [require_tool("make"), "-j2"], 1800)]
 
 
 def _haproxy_steps(lib: Lib, source: Path, out: Path) -> list[tuple[str, list, float]]:
-    prefix_lib = Path(lib.linkage.libs[0]).parent
-    include = next(flag[2:] for flag in lib.linkage.cflags if flag.startswith("-I"))
-    make = [require_tool("make"), "-j2", "TARGET=linux-glibc", "USE_OPENSSL=1", f"SSL_INC={include}",
-            f"SSL_LIB={prefix_lib}", f"ADDLIB={' '.join(dependents.system_libs(lib))} -lm", "USE_PCRE=", "USE_PCRE2=",
-            "USE_ZLIB=", "USE_LUA=", "USE_SYSTEMD=", "USE_PROMEX=", "CPU_CFLAGS=-O2"]
+    where = []          # the system library: HAProxy's defaults find its headers and shared objects
+    if lib.prefix is not None:
+        include = next(flag[2:] for flag in lib.linkage.cflags if flag.startswith("-I"))
+        where = [f"SSL_INC={include}", f"SSL_LIB={Path(lib.linkage.libs[0]).parent}"]
+    make = [require_tool("make"), "-j2", "TARGET=linux-glibc", "USE_OPENSSL=1", *where,
+            f"ADDLIB={' '.join(dependents.system_libs(lib))} -lm", "USE_PCRE=", "USE_PCRE2=", "USE_ZLIB=", "USE_LUA=",
+            "USE_SYSTEMD=", "USE_PROMEX=", "CPU_CFLAGS=-O2"]
     return [("compile", make, 1800)]
 
 
@@ -93,10 +97,10 @@ def build(server: str, lib: Lib, progress: Progress | None = None, version: str 
     started = time.monotonic()
     progress = progress or SilentProgress()
     how = recipe(server)
-    if lib.linkage is None or lib.prefix is None or not lib.linkage.static:
+    if lib.linkage is None or lib.prefix is not None and not lib.linkage.static:
         raise SslperfError(f"{lib.name} has no static build for {server} to link with.",
-                           hint=f"Servers are built against libraries sslperf built (`sslperf libs build ...`); "
-                                f"{lib.name} is {'the system library' if lib.prefix is None else 'shared'}.")
+                           hint="Servers are built against libraries sslperf built (`sslperf libs build ...`), "
+                                "statically, or against the system library, as the distribution builds them.")
     source = debian.fetch(how.package, version)
     compiler = compiler_identity(cmake=False)
     key = hashlib.sha256(json.dumps({"recipe": RECIPE, "server": server, "source": source.version,
@@ -145,11 +149,17 @@ def _failure(label: str, lib: Lib, phase: str, output: str) -> str:
 
 
 def _check_linked(binary: Path, lib: Lib, label: str) -> None:
-    """The binary loads no shared libssl/libcrypto (it would be the system's, not `lib`)."""
+    """A server of a built library loads no shared libssl/libcrypto (it would be the system's, not `lib`); one of the
+    system library loads exactly the system's."""
     ldd = require_tool("ldd", "to check how a server was linked")
-    loaded = subprocess.run([ldd, str(binary)], capture_output=True, text=True, timeout=60).stdout
-    shared = re.findall(r"lib(?:ssl|crypto)\.so\S*", loaded)
-    if shared:
+    loaded = subprocess.run([ldd, str(binary)], capture_output=True, text=True, timeout=60, check=False).stdout
+    shared = dict(re.findall(r"(lib(?:ssl|crypto)\.so\S*) => (\S+)", loaded))
+    if lib.prefix is None:
+        wanted = {name: str(Path(path).resolve()) for name, path in lib.info.get("shared_objects", {}).items()}
+        if {name: str(Path(path).resolve()) for name, path in shared.items()} != wanted:
+            raise BuildFailed(f"{label} built against the system library loads {shared or 'no libssl'}, not "
+                              f"{wanted}.", hint="Check that libssl-dev matches the installed libssl.")
+    elif shared:
         raise BuildFailed(f"{label} built against {lib.name} loads {', '.join(shared)} at run time, so it would "
                           "use another library than the one asked for.",
                           hint="The library's prefix should hold only its static archives; rebuild it with "

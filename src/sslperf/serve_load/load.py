@@ -11,6 +11,7 @@ time a connection takes from connect to its response is connections ÷ rate (Lit
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -36,6 +37,7 @@ START_S = 15             # a server that does not listen within this is an error
 STOP_S = 10              # after SIGTERM, then its process group is killed
 PERCENTILES = (50, 75, 90, 99)
 RESUMED_AT_LEAST = 0.9   # of a resumed round's requests (each wrk connection's first handshake is full)
+PR_SET_PDEATHSIG = 1     # prctl(2): the signal a process gets when its parent dies
 CLIENT_SATURATED = 0.9   # the client's share of its CPU above which it, not the server, may set the rate
 
 LUA = """-- written by sslperf serve-load
@@ -122,8 +124,7 @@ def _serving(build: ServerBuild, setup: config.Setup, conf: Path) -> Iterator[su
     out = open(setup.run_dir / ("requests.log" if setup.server == "haproxy" else "stdout.log"), "w")
     errors = open(setup.run_dir / "stderr.log", "w")
     child = subprocess.Popen(config.run_command(setup, build.binary, conf), stdin=subprocess.DEVNULL, stdout=out,
-                             stderr=errors, process_group=0, cwd=setup.run_dir,
-                             preexec_fn=pinning.pin_self(set(setup.cpus)))
+                             stderr=errors, process_group=0, cwd=setup.run_dir, preexec_fn=_child_setup(setup.cpus))
     try:
         with tracked(child):
             _wait_listening(child, setup)
@@ -132,6 +133,19 @@ def _serving(build: ServerBuild, setup: config.Setup, conf: Path) -> Iterator[su
         _stop(child)
         out.close()
         errors.close()
+
+
+def _child_setup(cpus: tuple[int, ...]):
+    """What a server's or wrk's process does before it runs the program: it gets SIGTERM when sslperf dies, even
+    by SIGKILL, which leaves sslperf no chance to stop it (nginx's master then stops its workers, as on any
+    SIGTERM), and it runs on its CPUs."""
+    pin = pinning.pin_self(set(cpus))
+
+    def setup() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if pin:
+            pin()
+    return setup
 
 
 def _wait_listening(child: subprocess.Popen, setup: config.Setup) -> None:
@@ -215,11 +229,11 @@ def _wrk(setup: config.Setup, load: Load, seconds: float, cpus: tuple[int, ...])
         "percentiles": ",".join(f'"p{p}":%d' for p in PERCENTILES),
         "calls": ", ".join(f"latency:percentile({p})" for p in PERCENTILES)})
     threads = max(1, min(load.threads, len(cpus)))
-    argv = ["taskset", "-c", ",".join(str(c) for c in cpus), wrk, "-t", str(threads),
+    argv = [wrk, "-t", str(threads),
             "-c", str(max(load.connections, threads)), "-d", f"{max(1, round(seconds))}s", "--timeout", "10s",
             "-s", str(script), f"https://127.0.0.1:{setup.port}/"]
     usage_before = os.times()
-    result = run(argv, timeout=seconds + 60)
+    result = run(argv, timeout=seconds + 60, preexec_fn=_child_setup(cpus))
     usage_after = os.times()
     client_cpu = (usage_after.children_user - usage_before.children_user) + \
         (usage_after.children_system - usage_before.children_system)
