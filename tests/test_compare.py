@@ -3,8 +3,9 @@ on real runs: with and without AES-NI is a real, significant difference."""
 
 import json
 
+import jsonschema
 import pytest
-from conftest import run_cli
+from conftest import DATA, run_cli
 
 from sslperf.compare import Column, compare
 from sslperf.results import LibInfo, Measurement, Run
@@ -139,3 +140,27 @@ def strip(run: Run) -> Run:
     for m in run.measurements:
         m.extra = None
     return run
+
+
+def test_a_run_exported_for_bencher_is_valid_bmf_with_each_results_rate_and_cost(sslperf_dirs):
+    cases = ["digest/sha256/16384", "sig/ecdsa-p256/sign", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared"]
+    made = json.loads(run_cli("speed", *[a for c in cases for a in ("--case", c)], "--lib", "system", "--time", "5",
+                              "--samples", "3", "--processes", "2", "--json").stdout)
+    exported = run_cli("runs", "export", made["id"], "--format", "bencher")
+    assert exported.returncode == 0, exported.stderr
+    bmf = json.loads(exported.stdout)
+    # Bencher's published schema, and its documented limits on names.
+    schema = json.loads((DATA / "bencher" / "bmf.schema.json").read_text())
+    jsonschema.Draft7Validator(schema).validate(bmf)
+    assert all(len(name) <= 1024 and all(len(slug) <= 64 for slug in measures) for name, measures in bmf.items())
+    results = {(m["case"], m["lib"]): m for m in made["measurements"]}
+    assert set(bmf) == {f"{case} [{lib}]" for case, lib in results}
+    for (case, lib), m in results.items():
+        measures = bmf[f"{case} [{lib}]"]
+        wall = m["summary"]["wall"]
+        rate = measures["bytes-per-second" if m["unit"] == "bytes" else "throughput"]
+        assert rate == {"value": wall["median"], "lower_value": wall["ci_low"], "upper_value": wall["ci_high"]}
+        per_op = m["bytes_per_op"] if m["unit"] == "bytes" else 1
+        latency = measures["latency"]           # Bencher's own measure: nanoseconds per operation
+        assert latency["value"] == pytest.approx(1e9 * per_op / wall["median"])
+        assert latency["lower_value"] <= latency["value"] <= latency["upper_value"]

@@ -94,19 +94,22 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
 
 @runs.command("export")
 @click.argument("run_id", default="latest")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md", "bencher"]), default="json", show_default=True,
+              help="json: everything, every sample; csv: statistics per result; md: tables; bencher: Bencher Metric "
+                   "Format (`bencher run --adapter json --file FILE`).")
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @out_file_option("Write here instead of stdout.")
 @click.pass_context
 def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None, force: bool) -> None:
-    """One run as JSON (every sample), CSV (statistics per result) or Markdown
-    (an id, a unique prefix, or `latest`: the newest complete run you made
-    yourself, as for `runs show`)."""
+    """One run as JSON (every sample), CSV (statistics per result), Markdown
+    or Bencher Metric Format JSON (an id, a unique prefix, or `latest`: the
+    newest complete run you made yourself, as for `runs show`)."""
     from sslperf.report import export
 
     run = open_store(ctx).load(run_id)
-    text = run.to_json() if fmt == "json" else export.to_csv(run, metric) if fmt == "csv" else \
-        export.to_markdown(run, metric)
+    writers = {"json": lambda: run.to_json(), "csv": lambda: export.to_csv(run, metric),
+               "md": lambda: export.to_markdown(run, metric), "bencher": lambda: export.to_bencher(run, metric)}
+    text = writers[fmt]()
     if out:
         write_output(out, text, f"run {run.id}", force=force)
         console.print(f"wrote {out}")
