@@ -60,17 +60,14 @@ def metric(requested: str, case: Case | None = None) -> tuple[str, str]:
                        "processes, timed together by the wall clock.", hint="Use --metric wall (or auto).")
 
 
-def one(case: Case, lib: Lib, cert_dir: Path, target_ms: float, serving: Serving | None = None) -> Measurement:
+def one(case: Case, lib: Lib, cert_dir: Path, target_ms: float, serving: Serving) -> Measurement:
     """One round of `case` on `lib` (a server and client of `lib`; a real server built against `lib`, loaded by
-    wrk, with `serving`)."""
+    wrk as `serving` says, its build made before the rounds)."""
     parts = case.id.split("/")
     kind, rest = parts[1], parts[2:]
     ms = int(max(target_ms, TRANSFER_TCP_MIN_MS))
     if kind == "serve":
-        serving = serving or Serving(serve_rounds.Plan(), {})
-        built = serving.builds.get((rest[0], lib.name)) or serve_rounds.prepare([lib], [case], serving.plan)[
-            (rest[0], lib.name)]
-        return serve_rounds.one(case, lib, cert_dir, serving.plan, built)
+        return serve_rounds.one(case, lib, cert_dir, serving.plan, serving.builds[(rest[0], lib.name)])
     if kind == "quic":
         return loopback.quic(lib, lib, cert_dir, rest[0], rest[1], REQUESTS, netpath.from_id(_at(rest, 2)))
     if kind == "quic-transfer":
