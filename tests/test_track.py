@@ -46,8 +46,9 @@ def test_a_branch_is_tracked_commit_by_commit_and_its_change_point_found(built_o
     assert third.returncode == 0 and "Nothing to do" in third.stdout, third.stdout
     runs = [r for r in json.loads(run_cli("runs", "list", "--json").stdout) if r["source"] == "sslperf track"]
     assert len(runs) == 5                       # four commits measured, one recorded as skipped
-    found = json.loads(run_cli("regressions", "--metric", "instructions", "--json").stdout)["change_points"]
-    assert len(found) == 1, found
+    regressions = json.loads(run_cli("regressions", "--metric", "instructions", "--json").stdout)
+    found = regressions["change_points"]
+    assert len(found) == 1, json.dumps(regressions)[:3000]
     [change] = found
     assert change["to"]["lib"].endswith(f"-g{slow[:10]}") and change["from"]["lib"].endswith(f"-g{base[:10]}")
     assert change["verdict"] == "slower" and change["percent"] < -20
