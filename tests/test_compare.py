@@ -164,3 +164,49 @@ def test_a_run_exported_for_bencher_is_valid_bmf_with_each_results_rate_and_cost
         latency = measures["latency"]           # Bencher's own measure: nanoseconds per operation
         assert latency["value"] == pytest.approx(1e9 * per_op / wall["median"])
         assert latency["lower_value"] <= latency["value"] <= latency["upper_value"]
+
+
+def _openapi_nullable_as_json_schema(node):
+    """OpenAPI 3.0's `nullable: true` is JSON Schema's `null` type; everything else reads the same."""
+    if isinstance(node, dict):
+        node = {k: _openapi_nullable_as_json_schema(v) for k, v in node.items()}
+        if node.pop("nullable", False) and "type" in node:
+            node["type"] = [node["type"], "null"]
+        return node
+    return [_openapi_nullable_as_json_schema(v) for v in node] if isinstance(node, list) else node
+
+
+def test_a_run_exported_for_conbench_is_a_valid_benchmark_result_per_case_with_every_sample(sslperf_dirs):
+    cases = ["digest/sha256/16384", "sig/ecdsa-p256/sign"]
+    made = json.loads(run_cli("speed", *[a for c in cases for a in ("--case", c)], "--lib", "system", "--time", "5",
+                              "--samples", "3", "--processes", "2", "--json").stdout)
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    exported = run_cli("runs", "export", made["id"], "--format", "conbench",
+                       env={"CONBENCH_PROJECT_REPOSITORY": "https://github.com/openssl/openssl",
+                            "CONBENCH_PROJECT_COMMIT": commit})
+    assert exported.returncode == 0, exported.stderr
+    results = json.loads(exported.stdout)
+    # Conbench's published API schema of POST /api/benchmark-result (tests/data/conbench/README.md)
+    document = _openapi_nullable_as_json_schema(
+        json.loads((DATA / "conbench" / "benchmark-result-create.openapi.json").read_text()))
+    validator = jsonschema.Draft7Validator({**document, "$ref": "#/components/schemas/BenchmarkResultCreate"})
+    for result in results:
+        validator.validate(result)
+        assert ("machine_info" in result) != ("cluster_info" in result)      # Conbench's rule: exactly one
+    measured = {(m["case"], m["lib"]): m for m in made["measurements"]}
+    assert {(r["tags"]["name"], r["tags"]["library"]) for r in results} == set(measured)
+    for r in results:
+        m = measured[(r["tags"]["name"], r["tags"]["library"])]
+        per_op = m["bytes_per_op"] if m["unit"] == "bytes" else 1
+        stats = r["stats"]
+        # every sample in the order measured, so Conbench makes its own statistics and change detection
+        assert stats["data"] == pytest.approx([ops * per_op * 1e9 / ns for ops, ns in zip(m["ops"], m["wall_ns"])])
+        assert stats["times"] == pytest.approx([ns / 1e9 for ns in m["wall_ns"]])
+        assert stats["unit"] == ("B/s" if m["unit"] == "bytes" else "i/s") and stats["iterations"] == len(m["ops"]) >= 3
+        assert r["run_id"] == made["id"] and r["github"] == {"repository": "https://github.com/openssl/openssl",
+                                                             "commit": commit}
+        assert r["machine_info"]["cpu_thread_count"] == made["environment"]["cpus"]
+    # a commit Conbench could not place is refused before anything is written
+    bad = run_cli("runs", "export", made["id"], "--format", "conbench", env={"CONBENCH_PROJECT_COMMIT": "abc123"})
+    assert bad.returncode == 2 and bad.stdout == "" and "CONBENCH_PROJECT_REPOSITORY" in bad.stderr, bad.stderr
+    assert "Traceback" not in bad.stderr and bad.stderr.count("\n") <= 2

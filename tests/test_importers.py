@@ -1,7 +1,9 @@
 """Importers of `openssl speed` and `bssl speed` output, on real outputs only:
 the system `openssl` run here with short runs, and outputs captured from the
 built OpenSSL 1.1.1w/3.0.8/3.6.3/4.0.3 and found in public reports (LibreSSL,
-BoringSSL, AWS-LC), see tests/data/speed/README.md."""
+BoringSSL, AWS-LC), see tests/data/speed/README.md. Every sample, of every
+format (bssl_bench and wolfCrypt's too, whose own tests are in
+test_import_foreign.py), is detected and imported into the model here."""
 
 from __future__ import annotations
 
@@ -42,6 +44,13 @@ SAMPLES = {
     "bssl-aws-lc-pr1024-evp-gcm.txt": "bssl-text",
     "bssl-aws-lc-graviton2-evp-gcm.txt": "bssl-text",
     "bssl-aws-lc-pr951-jitter.json": "bssl-json",
+    "bssl-boringssl-5.0.2-aead.txt": "bssl-text",
+    "bssl-boringssl-5.0.2-ecdsa.json": "bssl-json",
+    "gbench-bssl_bench-5.4.0-threads-repetitions.json": "gbench-json",
+    "gbench-bssl_bench-5.4.0-aggregates-input-size.json": "gbench-json",
+    "wolfcrypt-5.9.4-text.txt": "wolfcrypt-text",
+    "wolfcrypt-5.9.4-text-base10-64.txt": "wolfcrypt-text",
+    "wolfcrypt-5.9.4-csv-16384.csv": "wolfcrypt-csv",
 }
 IMPORTABLE = [name for name in SAMPLES if "zero" not in name]
 
@@ -79,7 +88,8 @@ def check_model(run: Run) -> None:
         assert m.reported_rates and all(r > 0 and math.isfinite(r) for r in m.reported_rates), m
         assert m.rates() == m.reported_rates and m.summary().median > 0
         assert m.case.split("/")[0] == m.family
-        assert (m.unit, m.bytes_per_op) == (("bytes", m.size) if m.size else ("ops", 0))
+        # a threads case's size is its thread count; its rate is op/s across the threads, as sslperf's own
+        assert (m.unit, m.bytes_per_op) == (("bytes", m.size) if m.size and m.family != "threads" else ("ops", 0))
         # Every id reads by the harness's id templates (the names of other tools' algorithms as shapes
         # only), into the fields the importer gave it; one sslperf measures also falls into the same table.
         shape = case_ids.parse(m.case, strict=False)
@@ -103,8 +113,9 @@ def test_detects_the_format_of_each_real_sample(name):
 def test_every_real_sample_imports_into_the_model(name):
     run = parse(sample(name), source_name=name)
     check_model(run)
-    assert run.settings == {"source": "bssl speed" if name.startswith("bssl") else "openssl speed",
-                            "format": SAMPLES[name], "file": name}
+    source = {"bssl": "bssl speed", "gbench": "Google Benchmark", "wolfcrypt": "wolfCrypt benchmark"}.get(
+        SAMPLES[name].split("-")[0], "openssl speed")
+    assert run.settings == {"source": source, "format": SAMPLES[name], "file": name}
 
 
 def test_text_that_is_not_speed_output_is_refused_with_a_clear_error():
@@ -336,6 +347,18 @@ def test_boringssl_text():
     assert rsa.libs[0].flavor == "boringssl"
 
 
+def test_boringssl_bssl_speed_built_here_text_and_json():
+    """`bssl speed` of boring-sys 5.0.2, built and run here (tests/data/speed/README.md)."""
+    run = parse(sample("bssl-boringssl-5.0.2-aead.txt"))
+    assert (run.libs[0].name, run.libs[0].flavor) == ("boringssl", "boringssl")
+    # "Did 1487000 AES-128-GCM (16384 bytes) seal operations in 1000220us (1486672.9 ops/sec): 24357.6 MB/s"
+    assert rate(run, "cipher/aes-128-gcm/encrypt/16384/speed-compat") == pytest.approx(1487000 * 16384 / 1.000220)
+    assert rate(run, "cipher/aes-128-gcm-siv/decrypt/16/speed-compat") == pytest.approx(8833000 * 16 / 1.000053)
+    json_run = parse(sample("bssl-boringssl-5.0.2-ecdsa.json"), lib_name="boringssl-5.0.2")
+    assert rate(json_run, "sig/ecdsa-p256/sign") == pytest.approx(82000 / 1.004114)
+    assert rate(json_run, "sig/ecdsa-p256/verify") == pytest.approx(32000 / 1.002491)
+
+
 def test_aws_lc_text_and_json():
     run = parse(sample("bssl-aws-lc-2283-aead.txt"))
     assert (run.libs[0].name, run.libs[0].flavor) == ("aws-lc", "aws-lc")
@@ -407,5 +430,6 @@ def test_a_bssl_text_pasted_without_the_line_ends_is_refused():
 
 
 def test_formats_listed():
-    assert FORMATS == ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json")
+    assert FORMATS == ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json", "gbench-json",
+                       "wolfcrypt-text", "wolfcrypt-csv")
     assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{6}", parse(sample("libressl-3.3.6-rsa.txt")).id)

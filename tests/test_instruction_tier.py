@@ -11,6 +11,7 @@ from conftest import private_cache, run_cli
 
 from sslperf.libs.system import find_system
 from sslperf.measure.harness_client import Worker
+from sslperf.results import Run
 
 CASES = ["--case", "sig/ed25519/verify", "--case", "cipher/aes-128-gcm/encrypt/1024"]
 # One worker takes the module, so its counted runs are made once.
@@ -68,6 +69,10 @@ def test_the_cpus_own_counter_counts_the_loop(sslperf_dirs):
     assert all(m > 100 for m in per_op[16]) and min(per_op[16384]) > 5 * max(per_op[16])
     assert all(m["extra"]["instruction_counter"] == "perf" and m["extra"]["cycles"]
                for m in json.loads(result.stdout)["measurements"])
+    # cycles per byte beside bytes/s, as wolfCrypt and the openssl speed of old printed them: fewer per byte on
+    # 16 KiB than on 16 bytes (the per-call cost spread over more bytes)
+    per_byte = {m.size: m.cycles_per_byte() for m in Run.from_dict(json.loads(result.stdout)).measurements}
+    assert 0 < per_byte[16384] < per_byte[16] < 1000, per_byte
 
 
 def test_asking_for_the_cpus_counter_where_there_is_none_is_one_paragraph(sslperf_dirs):

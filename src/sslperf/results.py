@@ -26,6 +26,8 @@ DETERMINISTIC_KEY = "deterministic_inputs"
 COUNTER_KEY = "instruction_counter"
 # extra[CYCLES_KEY]: per sample, the CPU cycles its operations took (perf only).
 CYCLES_KEY = "cycles"
+# extra[REPORTED_CYCLES_KEY]: cycles per operation another tool reported (imports: wolfCrypt's benchmark, from rdtsc).
+REPORTED_CYCLES_KEY = "reported_cycles_per_op"
 # extra[OP_WALL_KEY]: each operation's wall time, ns (TLS handshakes, in memory and across threads): a uniform sample
 # of at most 256 per sample or thread, not one value per sample, for the latency percentiles.
 OP_WALL_KEY = "op_wall_ns"
@@ -80,6 +82,20 @@ class Measurement:
         if summary is None or not summary.median:
             return None
         return 1e9 * (self.bytes_per_op if self.unit == "bytes" else 1) / summary.median
+
+    def cycles_per_op(self) -> float | None:
+        """Median CPU cycles per operation: counted by perf beside the instructions (CYCLES_KEY), or as another
+        tool reported them; None where neither is known."""
+        extra = self.extra or {}
+        counted = [c / n for c, n in zip(extra.get(CYCLES_KEY) or [], self.ops) if n and c > 0]
+        values = sorted(counted or [v for v in extra.get(REPORTED_CYCLES_KEY) or [] if v > 0])
+        return statistics.median(values) if values else None
+
+    def cycles_per_byte(self) -> float | None:
+        """cycles_per_op over the bytes each operation processes (throughput cases only)."""
+        per_op = self.cycles_per_op()
+        return per_op / self.bytes_per_op if per_op is not None and self.unit == "bytes" and self.bytes_per_op \
+            else None
 
     def summary(self, metric: str = "wall") -> Summary | None:
         rates = self.rates(metric)

@@ -1,4 +1,4 @@
-"""`sslperf import`: `openssl speed` / `bssl speed` output into the store."""
+"""`sslperf import`: other tools' benchmark output into the store."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import click
 from sslperf.cli.common import make_console, open_store
 from sslperf import userfiles
 from sslperf.errors import SslperfError
+from sslperf.importers import FORMATS
 
 console = make_console()
-FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json")
 
 
 @click.command("import")
@@ -22,13 +22,17 @@ FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-jso
 @click.option("--show", is_flag=True, help="Print the imported tables.")
 @click.pass_context
 def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
-    """Import `openssl speed` (tables or -mr; OpenSSL 1.1.1 … 4.x, LibreSSL) or
-    `bssl speed` (text or -json; BoringSSL, AWS-LC) output as a run.
+    """Import `openssl speed` (tables or -mr; OpenSSL 1.1.1 … 4.x, LibreSSL),
+    `bssl speed` (text or -json; BoringSSL, AWS-LC), Google Benchmark JSON
+    (BoringSSL's bssl_bench, or any Google Benchmark program) or wolfCrypt's
+    benchmark (text or -csv) output as a run.
 
     \b
     Examples:
       openssl speed -seconds 1 rsa2048 ecdsap256 > speed.txt; sslperf import speed.txt
       bssl speed -json > bssl.json; sslperf import bssl.json --lib-name boringssl-prod --host c7g-large
+      bssl_bench --benchmark_format=json > bench.json; sslperf import bench.json --lib-name boringssl-main
+      ./wolfcrypt/benchmark/benchmark -csv > wolf.csv; sslperf import wolf.csv
       sslperf import - < pasted.txt
     """
     from sslperf import importers
@@ -36,7 +40,7 @@ def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
     store = open_store(ctx)
     parsed = []
     for name in files:       # parse everything first: a bad file imports nothing
-        text = userfiles.read(name, importers.MAX_INPUT_BYTES, "openssl speed or bssl speed output")
+        text = userfiles.read(name, importers.MAX_INPUT_BYTES, "a benchmark tool's output")
         try:
             parsed.append((name, importers.parse(text, fmt, lib_name, name, host)))
         except SslperfError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -94,21 +95,26 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
 
 @runs.command("export")
 @click.argument("run_id", default="latest")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md", "bencher"]), default="json", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md", "bencher", "conbench"]), default="json",
+              show_default=True,
               help="json: everything, every sample; csv: statistics per result; md: tables; bencher: Bencher Metric "
-                   "Format (`bencher run --adapter json --file FILE`).")
+                   "Format (`bencher run --adapter json --file FILE`); conbench: a list of Conbench benchmark results "
+                   "(each the body of a `POST /api/benchmark-result`; CONBENCH_PROJECT_REPOSITORY, "
+                   "CONBENCH_PROJECT_COMMIT and CONBENCH_PROJECT_PR_NUMBER, when set, name the commit measured).")
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @out_file_option("Write here instead of stdout.")
 @click.pass_context
 def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None, force: bool) -> None:
-    """One run as JSON (every sample), CSV (statistics per result), Markdown
-    or Bencher Metric Format JSON (an id, a unique prefix, or `latest`: the
-    newest complete run you made yourself, as for `runs show`)."""
-    from sslperf.report import export
+    """One run as JSON (every sample), CSV (statistics per result), Markdown,
+    Bencher Metric Format or Conbench results (an id, a unique prefix, or
+    `latest`: the newest complete run you made yourself, as for `runs show`)."""
+    from sslperf.report import export, services
 
+    github = services.github_from_env(os.environ) if fmt == "conbench" else None
     run = open_store(ctx).load(run_id)
     writers = {"json": lambda: run.to_json(), "csv": lambda: export.to_csv(run, metric),
-               "md": lambda: export.to_markdown(run, metric), "bencher": lambda: export.to_bencher(run, metric)}
+               "md": lambda: export.to_markdown(run, metric), "bencher": lambda: services.to_bencher(run, metric),
+               "conbench": lambda: services.to_conbench(run, metric, github)}
     text = writers[fmt]()
     if out:
         write_output(out, text, f"run {run.id}", force=force)

@@ -1,5 +1,7 @@
-"""Importers: the output of `openssl speed` (OpenSSL 1.0.2 … 4.x, LibreSSL) and
-`bssl speed` (BoringSSL, AWS-LC) as an sslperf `Run`.
+"""Importers: the output of `openssl speed` (OpenSSL 1.0.2 … 4.x, LibreSSL),
+`bssl speed` (BoringSSL, AWS-LC), Google Benchmark JSON (BoringSSL's
+`bssl_bench`, or any Google Benchmark program) and wolfCrypt's benchmark (text
+or -csv) as an sslperf `Run`.
 
     run = parse(text)                      # the format is detected
     run = parse(text, fmt="openssl-mr", lib_name="openssl-3.6.3", source_name="speed.txt")
@@ -32,14 +34,18 @@ import re
 
 from sslperf.importers._common import (DAMAGED, MAX_CASE, MAX_INPUT_BYTES, MAX_VERSION, Builder, ImportFailed,
                                        check_lines, check_name, decode, flavor_from_name)
+from sslperf.importers import gbench, wolfcrypt
 from sslperf.importers.bssl_speed import DEBUG, TEXT, detect_flavor, parse_json, parse_text
 from sslperf.importers.openssl_mr import MrParser
 from sslperf.importers.openssl_speed import HEADERS, NOISE, SYM_HEADER, TextParser, parse_version
 from sslperf.results import LibInfo, Run
 
-FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json")
+FORMATS = ("openssl-text", "openssl-mr", "libressl-text", "bssl-text", "bssl-json", "gbench-json", "wolfcrypt-text",
+           "wolfcrypt-csv")
 SOURCE = {"openssl-text": "openssl speed", "openssl-mr": "openssl speed", "libressl-text": "openssl speed",
-          "bssl-text": "bssl speed", "bssl-json": "bssl speed"}
+          "bssl-text": "bssl speed", "bssl-json": "bssl speed", "gbench-json": "Google Benchmark",
+          "wolfcrypt-text": "wolfCrypt benchmark", "wolfcrypt-csv": "wolfCrypt benchmark"}
+JSON_FORMATS = ("bssl-json", "gbench-json")
 MR_LINE = re.compile(r"^\+(H|F\d*):")
 
 __all__ = ["FORMATS", "MAX_INPUT_BYTES", "ImportFailed", "detect_format", "parse"]
@@ -56,6 +62,11 @@ def detect_format(text: str) -> str:
     """Which tool and output style `text` is: one of FORMATS."""
     if _json_list(text):
         return "bssl-json"
+    if gbench.looks_like(text):
+        return "gbench-json"
+    if wolfcrypt.looks_like(text):
+        return "wolfcrypt-csv" if any(wolfcrypt.CSV_SYM_HEADER.match(line) or wolfcrypt.CSV_ASYM_HEADER.match(line)
+                                      for line in text.splitlines()) else "wolfcrypt-text"
     lines = [line.strip() for line in text.splitlines()]
     if any(TEXT.match(line) for line in lines):
         return "bssl-text"
@@ -70,7 +81,8 @@ def detect_format(text: str) -> str:
         "This text is not output of `openssl speed` or `bssl speed` that sslperf can import: it has no result "
         "table of openssl speed (\"The 'numbers' are in 1000s of bytes per second processed.\", the sign/verify "
         "or op/s tables), no `+H:`/`+F:` line of `openssl speed -mr`, no `Did … operations in …us` line of "
-        "`bssl speed` and no JSON list of `bssl speed -json`.",
+        "`bssl speed`, no JSON list of `bssl speed -json`, no Google Benchmark JSON object and no "
+        "`wolfCrypt Benchmark (block bytes …)` line of wolfCrypt's benchmark.",
         hint="Import the output as the tool printed it (standard output, with standard error for -mr), "
         "or name the format with --format.")
 
@@ -89,7 +101,7 @@ def parse(text: str | bytes, fmt: str | None = None, lib_name: str | None = None
                              ("the host name is empty" if not host.strip() else None)):
         raise ImportFailed(f"{problem}.", hint="Name the host as the store names hosts, such as c7g-large.")
     text, replaced = decode(text, where)
-    if fmt != "bssl-json" and not (fmt is None and _json_list(text)):
+    if fmt not in JSON_FORMATS and not (fmt is None and (_json_list(text) or gbench.looks_like(text))):
         check_lines(text, where)             # JSON is read by a tokenizer, line breaks or not
     fmt = fmt or detect_format(text)
     builder = Builder(lib="")
@@ -97,7 +109,26 @@ def parse(text: str | bytes, fmt: str | None = None, lib_name: str | None = None
         builder.warnings.append(f"{where}: {replaced} place{'s' if replaced > 1 else ''} in the text "
                                 f"{'were' if replaced > 1 else 'was'} not UTF-8 and read as U+FFFD.")
     environment: dict = {}
-    if fmt in ("bssl-text", "bssl-json"):
+    if fmt == "gbench-json":
+        bssl, environment = gbench.parse(text, where, builder)
+        flavor = flavor_from_name(lib_name) or ("boringssl" if bssl else "unknown")
+        executable = environment.get("tool_executable", "")
+        if not lib_name:
+            builder.warnings.append("Google Benchmark's JSON does not name the library; recorded as "
+                                    f"`{'boringssl' if bssl else 'gbench'}` (name it with --lib-name).")
+        lib = LibInfo(lib_name or ("boringssl" if bssl else "gbench"), flavor, "", "", "unknown", "imported")
+        environment = {**environment, "tool": "bssl_bench" if bssl else executable.rsplit("/", 1)[-1][:80]}
+    elif fmt in ("wolfcrypt-text", "wolfcrypt-csv"):
+        version, csv, environment = wolfcrypt.parse(text, where, builder)
+        if csv != (fmt == "wolfcrypt-csv"):
+            raise ImportFailed(f"{where}: this is wolfCrypt's benchmark {'with' if csv else 'without'} -csv, not "
+                               f"the format {fmt}.", hint="Leave the format out to have it detected.")
+        if version and (problem := check_name(version, "the version", MAX_VERSION)):
+            raise ImportFailed(f"{where}: {problem}.", hint=DAMAGED)
+        name = lib_name or (f"wolfssl-{version}" if version else "wolfssl")
+        lib = LibInfo(name, flavor_from_name(lib_name) or "wolfssl", version or "", f"wolfSSL {version}" if version
+                      else "", "unknown", "imported")
+    elif fmt in ("bssl-text", "bssl-json"):
         descriptions, environment = (parse_text if fmt == "bssl-text" else parse_json)(text, where, builder)
         flavor = flavor_from_name(lib_name) or detect_flavor(descriptions)
         if flavor is None:

@@ -1,6 +1,6 @@
-"""What the `openssl speed` and `bssl speed` importers share: the builder that
-collects measurements (unique case ids, nothing kept until the whole text is
-read), the errors that name a line, and the case naming that follows
+"""What the importers share: the builder that collects measurements (unique
+case ids, nothing kept until the whole text is read), the errors that name a
+line, the guards of JSON input, and the case naming that follows
 `sslperf.measure.suites`."""
 
 from __future__ import annotations
@@ -150,6 +150,33 @@ def check_name(text: str, what: str, limit: int = MAX_CASE) -> str | None:
     return None
 
 
+# JSON outputs (bssl speed -json, Google Benchmark) are shallow: a deeper text is refused before the decoder
+# reads it, so no input reaches its recursion limit.
+MAX_JSON_DEPTH = 8
+_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)    # a string (skipped) or a bracket
+
+
+def json_too_deep(text: str, start: int = 0) -> int | None:
+    """The offset of the first bracket in `text` (from `start`) nested deeper than MAX_JSON_DEPTH, or None."""
+    depth = 0
+    for token in _JSON_NESTING.finditer(text, start):
+        if token.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return token.start()
+        elif token.group() in "]}":
+            depth -= 1
+    return None
+
+
+def json_int(digits: str) -> int:
+    """A JSON integer (the decoder's parse_int), its digits counted before int() sees them."""
+    if len(digits) > 20:
+        raise BadValue(f"the JSON number {digits[:8]}…{digits[-4:]} ({len(digits)} digits) is beyond any count "
+                       "a benchmark tool prints")
+    return int(digits)
+
+
 def slug(text: str) -> str:
     """`SPAKE2 over Ed25519` → `spake2-over-ed25519` (ids stay one path segment)."""
     out = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
@@ -289,7 +316,7 @@ def flavor_from_name(name: str | None) -> str | None:
     if not name:
         return None
     low = name.lower()
-    for flavor in ("libressl", "boringssl", "aws-lc", "openssl"):
+    for flavor in ("libressl", "boringssl", "aws-lc", "openssl", "wolfssl"):
         if low.startswith(flavor):
             return flavor
     return None

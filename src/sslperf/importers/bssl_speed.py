@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import re
 
-from sslperf.importers._common import (MAX_BITS, MAX_COUNT, MAX_FACT, MAX_SIZE, BadValue, Builder, ImportFailed,
-                                       bounded_int, check_name, line_error, number, size_value, slug)
+from sslperf.importers._common import (MAX_BITS, MAX_COUNT, MAX_FACT, MAX_JSON_DEPTH, MAX_SIZE, BadValue, Builder,
+                                       ImportFailed, bounded_int, check_name, json_int, json_too_deep, line_error,
+                                       number, size_value, slug)
 
 TEXT = re.compile(r"^Did (\d+) (.+) operations in (\d+)us \((\S+) ops/sec\)(?::\s+(\S+) MB/s)?\s*$")
 KEYGEN_STATS = re.compile(r"^\s+min: (\d+)us, median: (\d+)us, max: (\d+)us\s*$")
@@ -34,10 +35,6 @@ DIGESTS = {"md4": "md4", "md5": "md5", "sha-1": "sha1", "sha-224": "sha224", "sh
            "sha-384": "sha384", "sha-512": "sha512", "sha-512-256": "sha512-256", "sha3-224": "sha3-224",
            "sha3-256": "sha3-256", "sha3-384": "sha3-384", "sha3-512": "sha3-512", "blake2b-256": "blake2b256"}
 KEX_NOTE = "bssl speed times a fresh key pair plus the shared secret on each call"
-# bssl speed -json prints a flat list of flat objects (depth 2); a deeper text is refused before json
-# parses it, so no input reaches the recursion limit of the JSON decoder.
-MAX_JSON_DEPTH = 8
-JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)    # a string (skipped) or a bracket
 JSON_KEYS = {"numCalls": (0, MAX_COUNT), "microseconds": (0, MAX_COUNT), "bytesPerCall": (1, MAX_SIZE),
              "primeSizePerCall": (1, MAX_BITS)}
 
@@ -211,7 +208,7 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
         raise ImportFailed(f"{source}: bssl speed -json output starts with `[`; this text does not.")
     if prefix == DEBUG:
         environment["debug_build"] = True
-    decoder = json.JSONDecoder(parse_int=_json_int)
+    decoder = json.JSONDecoder(parse_int=json_int)
     pos, descriptions, lines = start + 1, [], text.splitlines()
     counted = [0, 1]                                  # an offset and its line number: items come in order
 
@@ -225,15 +222,9 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
         n = lineno(max(offset, 0))
         return line_error(source, n, lines[n - 1] if 0 < n <= len(lines) else "", problem)
 
-    depth = 0
-    for token in JSON_NESTING.finditer(text, start):
-        if token.group() in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise fail(token.start(), f"JSON nested more than {MAX_JSON_DEPTH} levels deep; bssl speed -json "
-                           "prints a list of flat objects")
-        elif token.group() in "]}":
-            depth -= 1
+    if (deep := json_too_deep(text, start)) is not None:
+        raise fail(deep, f"JSON nested more than {MAX_JSON_DEPTH} levels deep; bssl speed -json prints a list of "
+                   "flat objects")
 
     while True:
         while pos < len(text) and text[pos] in " \t\r\n,":
@@ -280,10 +271,3 @@ def parse_json(text: str, source: str, b: Builder) -> tuple[list[str], dict]:
         raise fail(pos + 1 + len(text[pos + 1:]) - len(text[pos + 1:].lstrip()), "text after the JSON list")
     return descriptions, environment
 
-
-def _json_int(digits: str) -> int:
-    """A JSON integer, its digits counted before int() sees them."""
-    if len(digits) > 20:
-        raise BadValue(f"the JSON number {digits[:8]}…{digits[-4:]} ({len(digits)} digits) is beyond any count "
-                       "bssl prints")
-    return int(digits)
