@@ -3,7 +3,9 @@
 # capture the outputs kept in tests/data/speed (see its README for what each file is):
 #   - BoringSSL's bssl_bench (Google Benchmark JSON), boring-sys 5.4.0;
 #   - BoringSSL's `bssl speed` (text and -json), boring-sys 5.0.2, the last crate that carries tool/speed.cc;
-#   - wolfSSL's wolfCrypt benchmark (text and -csv), wolfssl-sys 5.3.0.
+#   - wolfSSL's wolfCrypt benchmark (text and -csv), wolfssl-sys 5.3.0;
+#   - a Google Benchmark program that is not bssl_bench (scripts/gbench-sample.cc), linked against the Google
+#     Benchmark that boring-sys 5.4.0 carries.
 # Each crate is checked against the checksum crates.io's index gives. The outputs are measurements: run this on an
 # otherwise idle machine. Usage: scripts/capture-import-samples.sh NEW_DIR (it must not exist yet).
 set -euo pipefail
@@ -14,6 +16,7 @@ if [ -e "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 jobs=$(nproc)
@@ -47,7 +50,13 @@ wolf="$work/wolfssl-sys-5.3.0/wolfssl-src"
    --disable-examples --enable-crypttests --enable-benchmark >/dev/null &&
  timeout 3600 make -j"$jobs" wolfcrypt/benchmark/benchmark >/dev/null)
 
+echo "== building scripts/gbench-sample.cc"
+timeout 600 g++ -O2 -std=c++17 -I "$work/boring-sys-5.4.0/deps/boringssl/third_party/benchmark/include" \
+  "$here/gbench-sample.cc" -o "$work/bm_memcpy" "$work/bssl-bench/third_party/benchmark/src/libbenchmark.a" -lpthread
+
 echo "== capturing (each as the tool printed it)"
+timeout 600 "$work/bm_memcpy" --benchmark_repetitions=2 --benchmark_min_time=0.05s --benchmark_format=json \
+  > "$out/gbench-sample-memcpy.json"
 cd "$work/bssl-bench"
 filter='^BM_SpeedAEAD/(seal|open)_(aes_128_gcm|chacha20_poly1305)/InputSize:(16|16384)$|^BM_SpeedAEAD/seal_aes_128_gcm/InputSize:16384/IOVecFirst:1456/|^BM_SpeedHash/sha256/InputSize:(16|16384)/|^BM_SpeedECDSA(Sign|Verify)/p256/|^BM_SpeedRSA(Sign|Verify)/2048/|^BM_SpeedCurve25519|^BM_SpeedEd25519(Sign|Verify)/|^BM_SpeedMLKEM768(KeyGenOnly|EncapOnly|DecapOnly)/|^BM_SpeedMLDSA(Sign|Verify)/ml_dsa_65/|^BM_SpeedRSAKeyGen/2048|^BM_SpeedECDHEphemeral/p256/|^BM_SpeedX509/'
 timeout 600 ./bssl_bench -t 1 -t 2 --benchmark_filter="$filter" --benchmark_repetitions=3 \

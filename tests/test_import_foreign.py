@@ -24,6 +24,7 @@ from sslperf.results import REPORTED_CYCLES_KEY
 DATA = Path(__file__).parent / "data" / "speed"
 REPS = "gbench-bssl_bench-5.4.0-threads-repetitions.json"
 AGGREGATES = "gbench-bssl_bench-5.4.0-aggregates-input-size.json"
+GENERIC = "gbench-sample-memcpy.json"
 WOLF_TEXT = "wolfcrypt-5.9.4-text.txt"
 WOLF_BASE10 = "wolfcrypt-5.9.4-text-base10-64.txt"
 WOLF_CSV = "wolfcrypt-5.9.4-csv-16384.csv"
@@ -113,6 +114,23 @@ def test_bssl_bench_output_of_aggregates_only_gives_the_median_and_its_input_siz
     assert cases["other/speedbase64/1272"].unit == "bytes"
     assert cases["other/speedspake2"].unit == "ops"
     assert cases["mac/siphash-2-4/16"].reported_rates[0] > 0
+
+
+def test_any_google_benchmark_program_gives_rows_of_its_own():
+    """scripts/gbench-sample.cc, a Google Benchmark program that is not bssl_bench, built and run here."""
+    run, cases = imported(GENERIC)
+    assert (run.libs[0].name, run.libs[0].flavor) == ("gbench", "unknown")
+    assert run.environment["tool"] == "bm_memcpy"
+    rows = raw_rows(GENERIC)
+    reps = [r for r in rows if r["run_name"] == "BM_memcpy/64/threads:1" and r["run_type"] == "iteration"]
+    memcpy = cases["other/memcpy-64/64"]             # bytes per call from Google Benchmark's bytes counter
+    assert (memcpy.unit, memcpy.bytes_per_op) == ("bytes", 64)
+    assert memcpy.reported_rates == pytest.approx([64e9 / r["real_time"] for r in reps])
+    two = cases["threads/own/002/other/memcpy-64/64"]
+    on_two = [r for r in rows if r["run_name"] == "BM_memcpy/64/threads:2" and r["run_type"] == "iteration"]
+    assert two.reported_rates == pytest.approx([2e9 / r["real_time"] for r in on_two])
+    assert (cases["other/vector-push-back"].unit, len(cases["other/vector-push-back"].reported_rates)) == ("ops", 2)
+    assert len(cases) == 7                            # 3 plain rows and 4 threads rows; no aggregate imported
 
 
 # ---- wolfCrypt -------------------------------------------------------------------------

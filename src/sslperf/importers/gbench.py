@@ -203,7 +203,7 @@ def _add(b: Builder, r: dict, bssl: bool, source: str, swept: set[str]) -> None:
     if threads > 1 or _base(r["run_name"]) in swept:
         # as sslperf's own `--threads` results: the inner case's id, the count as the operation, mode `own`
         added = b.add(f"threads/own/{threads:03}/{case}", "threads", case,
-                      f"{threads} threads", None, rate, workload="record",
+                      f"{threads} thread{'s' if threads > 1 else ''}", None, rate, workload="record",
                       label=r["run_name"], note="own", where=where)
         if added:
             b.measurements[added].size = threads        # a threads case's size is its thread count, its unit op/s
