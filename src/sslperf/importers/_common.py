@@ -248,10 +248,12 @@ class Builder:
 
     def add(self, case: str, family: str, algorithm: str, operation: str, size: int | None, rate: float,
             *, workload: str = "speed-compat", group: str | None = None, label: str = "", tag: str = "",
-            note: str | None = None, where: str = "") -> str | None:
+            note: str | None = None, where: str = "", unit: str | None = None
+            ) -> str | None:
         """One reported figure. `rate` is bytes/s when `size` is given, op/s
-        otherwise. A rate that is zero, infinite or not a number is not a
-        measurement: it becomes a warning. The same case from a different
+        otherwise, unless `unit` says so ("ops" for a threads case, whose size
+        is its thread count). A rate that is zero, infinite or not a number is
+        not a measurement: it becomes a warning. The same case from a different
         row becomes workload `tag` (its id ends in `/tag` instead of the workload); from the same row it
         is one more sample."""
         if not math.isfinite(rate) or rate <= 0:
@@ -277,14 +279,14 @@ class Builder:
             existing = self.measurements[case]
             existing.reported_rates.append(rate)
             if self.labels[case] != label:
-                existing.note = _join(existing.note, f"also reported as `{label}`")
+                existing.note = join_notes(existing.note, f"also reported as `{label}`")
             return case
         if group is None:
             group = families.cipher_group(algorithm) if family == "cipher" else families.family(family).groups[0]
-        unit = "bytes" if size is not None else "ops"
+        unit = unit or ("bytes" if size is not None else "ops")
         self.measurements[case] = Measurement(
             case, family, group, algorithm[:80], operation[:40], size, workload, self.lib, "ok", unit=unit,
-            bytes_per_op=size or 0, note=note, reported_rates=[rate])
+            bytes_per_op=size or 0 if unit == "bytes" else 0, note=note, reported_rates=[rate])
         self.labels[case] = label
         return case
 
@@ -308,7 +310,8 @@ class Builder:
         return run
 
 
-def _join(a: str | None, b: str) -> str:
+def join_notes(a: str | None, b: str) -> str:
+    """Two notes as one (`a; b`), or `b` alone."""
     return f"{a}; {b}" if a else b
 
 

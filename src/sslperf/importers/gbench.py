@@ -31,7 +31,7 @@ import math
 import re
 
 from sslperf.importers._common import (MAX_FACT, MAX_JSON_DEPTH, MAX_SIZE, BadValue, Builder, ImportFailed,
-                                       check_name, json_int, json_too_deep, shorten, slug)
+                                       check_name, join_notes, json_int, json_too_deep, shorten, slug)
 
 # bssl_bench's own lines on standard error, kept when the output was captured with 2>&1
 BSSL_NOTICE = re.compile(r"^\S+: use (\d+ threads?|input size \d+ bytes?)\.$")
@@ -40,6 +40,8 @@ TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 SETTINGS = re.compile(r"^(threads|iterations|repeats|min_time|min_warmup_time):|^(real_time|manual_time|process_time)$")
 MAX_THREADS = 1 << 16
 AGGREGATE_PICK = ("median", "mean")
+DAMAGED_JSON = ("Nothing was imported. Give Google Benchmark's JSON as it wrote it (--benchmark_out=FILE, or "
+                "--benchmark_format=json > FILE); an entry that was cut short or edited cannot be read.")
 EPHEMERAL_NOTE = "bssl_bench times a fresh key pair plus the shared secret on each call"
 MLKEM_OPS = {"KeyGenOnly": "keygen", "EncapOnly": "encaps", "DecapOnly": "decaps", "KeyGenDecap": "keygen-decaps",
              "ParseEncap": "parse-encaps"}
@@ -104,11 +106,11 @@ def parse(text: str, source: str, b: Builder) -> tuple[bool, dict]:
     except json.JSONDecodeError as exc:
         raise _at(source, text, start + exc.pos, f"not valid JSON ({exc.msg})") from None
     except BadValue as exc:
-        raise ImportFailed(f"{source}: {exc}.", hint=_damaged()) from None
+        raise ImportFailed(f"{source}: {exc}.", hint=DAMAGED_JSON) from None
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
             or not isinstance(data.get("context", {}), dict):
         raise ImportFailed(f"{source}: Google Benchmark's JSON is an object with a `benchmarks` list and a "
-                           f"`context` object; this JSON is not.", hint=_damaged())
+                           f"`context` object; this JSON is not.", hint=DAMAGED_JSON)
     context = data.get("context", {})
     bssl = str(context.get("executable", "")).endswith("bssl_bench") or any(
         isinstance(row, dict) and str(row.get("name", "")).startswith("BM_Speed") for row in data["benchmarks"])
@@ -136,7 +138,7 @@ def _row(source: str, index: int, row) -> dict:
     """One benchmark row, checked: names, counts and times of the types and ranges Google Benchmark writes."""
     where = f"{source}, benchmark {index}"
     if not isinstance(row, dict) or not isinstance(row.get("name"), str):
-        raise ImportFailed(f"{where}: each entry of `benchmarks` is an object with a `name`.", hint=_damaged())
+        raise ImportFailed(f"{where}: each entry of `benchmarks` is an object with a `name`.", hint=DAMAGED_JSON)
     row = dict(row)
     row.setdefault("run_name", row["name"])
     row.setdefault("run_type", "iteration")
@@ -145,27 +147,27 @@ def _row(source: str, index: int, row) -> dict:
         if key in row and (not isinstance(row[key], str) or (problem := check_name(row[key], f"its {key}",
                                                                                    MAX_FACT))):
             raise ImportFailed(f"{where}: {problem if isinstance(row[key], str) else f'its {key} is not text'}.",
-                               hint=_damaged())
+                               hint=DAMAGED_JSON)
     if row["run_type"] not in ("iteration", "aggregate"):
         raise ImportFailed(f"{where} (`{row['name'][:80]}`): run_type {_shown(row['run_type'])} is neither "
-                           f"\"iteration\" nor \"aggregate\".", hint=_damaged())
+                           f"\"iteration\" nor \"aggregate\".", hint=DAMAGED_JSON)
     if _failed(row):
         return row
     if row.get("time_unit", "ns") not in TIME_UNITS:
         raise ImportFailed(f"{where} (`{row['name'][:80]}`): time_unit {_shown(row.get('time_unit'))} is not one of "
-                           f"{', '.join(TIME_UNITS)}.", hint=_damaged())
+                           f"{', '.join(TIME_UNITS)}.", hint=DAMAGED_JSON)
     if type(row["threads"]) is not int or not 1 <= row["threads"] <= MAX_THREADS:
         raise ImportFailed(f"{where} (`{row['name'][:80]}`): threads {_shown(row['threads'])} is not a count of 1 to "
-                           f"{MAX_THREADS}.", hint=_damaged())
+                           f"{MAX_THREADS}.", hint=DAMAGED_JSON)
     if type(row.get("iterations")) is not int or row["iterations"] < 1:
         raise ImportFailed(f"{where} (`{row['name'][:80]}`): iterations {_shown(row.get('iterations'))} is not a "
-                           f"positive whole number.", hint=_damaged())
+                           f"positive whole number.", hint=DAMAGED_JSON)
     for key in ("real_time", "cpu_time", "bytes_per_second"):
         if key in row and (type(row[key]) not in (int, float) or not row[key] >= 0):
             raise ImportFailed(f"{where} (`{row['name'][:80]}`): {key} {_shown(row[key])} is not a number of 0 or "
-                               f"more.", hint=_damaged())
+                               f"more.", hint=DAMAGED_JSON)
     if "real_time" not in row:
-        raise ImportFailed(f"{where} (`{row['name'][:80]}`): it has no real_time.", hint=_damaged())
+        raise ImportFailed(f"{where} (`{row['name'][:80]}`): it has no real_time.", hint=DAMAGED_JSON)
     return row
 
 
@@ -181,20 +183,20 @@ def _add(b: Builder, r: dict, bssl: bool, source: str, swept: set[str]) -> None:
     threads = r["threads"]
     named = dict(p.split(":", 1) for p in args if ":" in p)
     mapped = _bssl_case(parts[0], args, named) if bssl else None
-    size = mapped[4] if mapped else _bytes_per_call(r)
+    counted = _counted_bytes(r)
+    size = mapped[4] if mapped else _whole(counted)
     if mapped:
         case, family, alg, op, _, workload, note = mapped
     else:
         alg = slug(" ".join([parts[0].removeprefix("BM_"), *args]))
         case, family, op, workload, note = f"other/{alg}" + (f"/{size}" if size else ""), "other", "", "record", None
     where = f"{source}, `{r['name'][:120]}`"
-    if size and r.get("bytes_per_second") and r.get("cpu_time"):
-        counted = r["bytes_per_second"] * r["cpu_time"] * TIME_UNITS[r.get("time_unit", "ns")] / threads
+    if size and counted is not None:
         if abs(counted - size) > 0.02 * size:
             raise ImportFailed(f"{where}: bytes_per_second {r['bytes_per_second']:.6g} is {counted:.6g} bytes per "
-                               f"call at its cpu_time, not the {size} bytes its name gives.", hint=_damaged())
+                               f"call at its cpu_time, not the {size} bytes its name gives.", hint=DAMAGED_JSON)
     if r["run_type"] == "aggregate":
-        note = _joined(note, f"the {r['aggregate_name']} of {r.get('repetitions') or r['iterations']} repetitions "
+        note = join_notes(note, f"the {r['aggregate_name']} of {r.get('repetitions') or r['iterations']} repetitions "
                              f"(the output held aggregates only)")
     rate = threads / seconds if seconds > 0 else float("inf")
     if threads == 1:
@@ -202,11 +204,8 @@ def _add(b: Builder, r: dict, bssl: bool, source: str, swept: set[str]) -> None:
               note=note, where=where)
     if threads > 1 or _base(r["run_name"]) in swept:
         # as sslperf's own `--threads` results: the inner case's id, the count as the operation, mode `own`
-        added = b.add(f"threads/own/{threads:03}/{case}", "threads", case,
-                      f"{threads} thread{'s' if threads > 1 else ''}", None, rate, workload="record",
-                      label=r["run_name"], note="own", where=where)
-        if added:
-            b.measurements[added].size = threads        # a threads case's size is its thread count, its unit op/s
+        b.add(f"threads/own/{threads:03}/{case}", "threads", case, f"{threads} thread{'s' if threads > 1 else ''}",
+              threads, rate, workload="record", label=r["run_name"], note="own", where=where, unit="ops")
 
 
 def _base(run_name: str) -> str:
@@ -214,16 +213,21 @@ def _base(run_name: str) -> str:
     return re.sub(r"/threads:\d+(?=/|$)", "", run_name)
 
 
-def _bytes_per_call(r: dict) -> int | None:
-    """The bytes each call processed, from Google Benchmark's bytes_per_second counter (over CPU time), when it
-    comes out whole; None when the benchmark counts no bytes."""
+def _counted_bytes(r: dict) -> float | None:
+    """The bytes each call processed by Google Benchmark's bytes_per_second counter (over CPU time); None when the
+    benchmark counts no bytes."""
     if not r.get("bytes_per_second") or not r.get("cpu_time"):
         return None
     per_call = r["bytes_per_second"] * r["cpu_time"] * TIME_UNITS[r.get("time_unit", "ns")] / r["threads"]
-    if not math.isfinite(per_call) or per_call > MAX_SIZE:
+    return per_call if math.isfinite(per_call) else None
+
+
+def _whole(per_call: float | None) -> int | None:
+    """A counted size when it comes out whole (a program that counts no bytes per call has none)."""
+    if per_call is None or per_call > MAX_SIZE:
         return None
     whole = round(per_call)
-    return whole if 1 <= whole <= MAX_SIZE and abs(per_call - whole) <= 0.01 * whole else None
+    return whole if 1 <= whole and abs(per_call - whole) <= 0.01 * whole else None
 
 
 def _bssl_case(base: str, args: list[str], named: dict[str, str]) -> tuple | None:
@@ -309,13 +313,5 @@ def _constant(name: str):
 
 def _at(source: str, text: str, offset: int, problem: str) -> ImportFailed:
     line = text.count("\n", 0, offset) + 1
-    return ImportFailed(f"{source}, line {line}: {problem}.", hint=_damaged())
+    return ImportFailed(f"{source}, line {line}: {problem}.", hint=DAMAGED_JSON)
 
-
-def _damaged() -> str:
-    return ("Nothing was imported. Give Google Benchmark's JSON as it wrote it (--benchmark_out=FILE, or "
-            "--benchmark_format=json > FILE); an entry that was cut short or edited cannot be read.")
-
-
-def _joined(a: str | None, b: str) -> str:
-    return f"{a}; {b}" if a else b
