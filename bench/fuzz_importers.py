@@ -8,9 +8,10 @@ type, bytes that are not UTF-8, control characters, very long names). It is
 imported the way `sslperf import` does (`sslperf.importers.parse`; the text
 as standard input gives it, as a file read gives it, or as bytes), and the
 outcome must be a Run or ImportFailed with a one-paragraph message. Every
-Run must then survive the real store (SQLite: save, load) and the CSV and
-JSON exports of the loaded run with finite numbers only. Anything else is a
-crash, counted by its cause.
+Run must then survive the real store (SQLite: save, load) and the JSON, CSV,
+Bencher and Conbench exports of the loaded run (finite numbers, one result
+in each per result) and keep no control character and no note over 4,096
+characters. Anything else is a crash, counted by its cause.
 
     .venv/bin/python bench/fuzz_importers.py [--count 300000] [--seed 1] [--jobs 2] [--via stdin,file,bytes]
 
@@ -48,7 +49,8 @@ from pathlib import Path
 
 from sslperf import importers
 from sslperf.importers import FORMATS, ImportFailed
-from sslperf.report import export
+from sslperf.importers._common import BAD_CHARS, MAX_FACT
+from sslperf.report import export, services
 from sslperf.store import Store
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "speed"
@@ -264,13 +266,27 @@ def check_run(run, store: Store, run_id: str) -> None:
         loaded = store.load(run.id)
         assert len(loaded.measurements) == len(run.measurements)
         assert [m.reported_rates for m in loaded.measurements] == [m.reported_rates for m in run.measurements]
-        json.loads(loaded.to_json(), parse_constant=_no_constant)
+        kept = [t for t in _texts(json.loads(loaded.to_json(), parse_constant=_no_constant)) if BAD_CHARS.search(t)]
+        kept += [m.note for m in loaded.measurements if len(m.note or "") > MAX_FACT]
+        assert not kept, f"control characters, or a note over 4,096 characters, kept: {kept[0][:100]!r}"
         for row in csv.DictReader(io.StringIO(export.to_csv(loaded))):
             for key in ("median", "ci_low", "ci_high", "mean", "stdev", "min", "max", "p95", "p99", "us_per_op"):
                 if row[key]:
                     assert math.isfinite(float(row[key])), (key, row)
+        results = len({(m.case, m.lib) for m in loaded.measurements})
+        bencher = json.loads(services.to_bencher(loaded), parse_constant=_no_constant)     # NaN, Infinity: refused
+        conbench = json.loads(services.to_conbench(loaded), parse_constant=_no_constant)
+        assert len(bencher) == len(conbench) == results and all(r["stats"]["data"] for r in conbench), results
     finally:
         store.delete(run.id)
+
+
+def _texts(value) -> list[str]:            # every string in a run's JSON form, keys included
+    if isinstance(value, dict):
+        return [text for k, v in value.items() for text in (k, *_texts(v))]
+    if isinstance(value, list):
+        return [text for v in value for text in _texts(v)]
+    return [value] if isinstance(value, str) else []
 
 
 def cause(exc: BaseException) -> str:
@@ -466,7 +482,7 @@ def main() -> int:
     print(f"inputs    {total}  (seed {args.seed}, {len(MUTATORS)} mutators over {len(samples())} real outputs)")
     distinct = sum(r["distinct"] for r in results)
     print(f"accepted  {outcomes['accepted']}  ({distinct} distinct runs, each saved to SQLite, loaded, exported as "
-          "CSV and JSON)")
+          "JSON, CSV, Bencher and Conbench)")
     print(f"rejected  {outcomes['rejected']}  (ImportFailed, one paragraph)")
     print(f"crashes   {outcomes['crash']}  ({100 * outcomes['crash'] / max(total, 1):.3f}%)")
     print(f"slow      {outcomes['slow']}  (an import over its budget of {BUDGET_S * 1000:.0f} ms + "

@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from sslperf.libs import installed, releases, versions
-from sslperf.measure import modes, plan, suites
+from sslperf.measure import plan, scheduler, suites
 
 CASES = ["api/ssl-ctx/new", "api/pem/private-key", "api/fetch/sha256", "api/ca-load/file",
          "tls/handshake/tls1.3/x25519/ecdsa-p256/new", "sig/rsa-2048/sign", "sig/ecdsa-p256/sign",
@@ -37,8 +37,8 @@ def main() -> int:
     settings = plan.settings(20, 3, None, False, args.processes, metric="instructions")
     print(f"{len(cases)} cases × {len(libs)} releases ({', '.join(offered)}), instructions, "
           f"{args.processes} processes each", file=sys.stderr)
-    run = modes.run_cases(libs, cases, settings, None, "bench/release_series.py",
-                          progress=lambda what, done, total: print(f"  {done}/{total} {what}", file=sys.stderr))
+    run = scheduler.measure(libs, cases, settings, None, "bench/release_series.py",
+                            progress=lambda what, done, total: print(f"  {done}/{total} {what}", file=sys.stderr))
     cells = {(m.case, m.lib): m for m in run.measurements}
     print(f"| case | {' | '.join(offered)} |")
     print("|---|" + "---:|" * len(offered))

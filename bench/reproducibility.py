@@ -24,17 +24,15 @@ import time
 from sslperf.compare import Column, compare
 from sslperf.libs import installed
 from sslperf.measure import suites
-from sslperf.measure.runner import Runner, Settings
+from sslperf.measure import scheduler
+from sslperf.measure.settings import Settings
 from sslperf.noise import floor
 
 
 def measure(libs, cases, processes: int, fixed_layout: bool):
     depth = suites.DEPTHS["quick"]
-    runner = Runner(libs, Settings(depth.target_ms, depth.samples, processes=processes, fixed_layout=fixed_layout))
-    try:
-        return runner.measure(cases)
-    finally:
-        runner.close()
+    settings = Settings(depth.target_ms, depth.samples, processes=processes, fixed_layout=fixed_layout)
+    return scheduler.measure(libs, cases, settings, None, "bench/reproducibility.py")
 
 
 def false_share(result) -> tuple[int, int]:

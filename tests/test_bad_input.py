@@ -17,10 +17,11 @@ BAD_INPUTS = [
     (["speed", "--lib", "nosuch-1.0"], "No built or registered library"),
     (["speed", "--case", "kex/x25519/derive", "--sizes", "0"], "is not a size"),
     (["api", "--lib", "nosuch-1.0"], "No built or registered library"),
-    (["tls", "--threads", "0,x"], "is not a list of counts between 1 and 256"),
-    (["tls", "--memory", "--connections", "0"], "is not a list of counts between 1 and 100,000"),
-    (["tls", "--loopback", "--server-lib", "nosuch-1.0"], "No built or registered library"),
-    (["tls", "--loopback", "--threads", "1"], "are different measurements"),
+    (["tls", "threads", "--threads", "0,x"], "is not a list of counts between 1 and 256"),
+    (["tls", "memory", "--connections", "0"], "is not a list of counts between 1 and 100,000"),
+    (["tls", "loopback", "--server-lib", "nosuch-1.0"], "No built or registered library"),
+    (["tls", "quic", "--transfer", "--memory"], "different QUIC measurements"),
+    (["tls", "--loopback", "--threads", "1"], "are different measurements"),      # the old spellings, refused alike
     (["tls", "--transfer", "--memory"], "--transfer and --memory are different measurements"),
     (["report", "latest", "--out", NOT_A_DIR], "Cannot use --out"),
     (["profile", "kex/x25519/derive", "--out", NOT_A_DIR], "Cannot use --out"),
@@ -33,7 +34,7 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("args, needle", BAD_INPUTS, ids=[" ".join(a[:3]) for a, _ in BAD_INPUTS])
+@pytest.mark.parametrize("args, needle", BAD_INPUTS, ids=[" ".join(a[:4]) for a, _ in BAD_INPUTS])
 def test_bad_input_is_one_paragraph_with_exit_2(sslperf_here, args, needle):
     result = sslperf_here(*args)
     assert "Traceback" not in result.stdout + result.stderr, result.stderr
@@ -42,7 +43,7 @@ def test_bad_input_is_one_paragraph_with_exit_2(sslperf_here, args, needle):
 
 
 def test_bad_input_records_no_run(sslperf_dirs):
-    for args in (["tls", "--threads", "0,x"], ["tls", "--loopback", "--server-lib", "nosuch-1.0"],
+    for args in (["tls", "threads", "--threads", "0,x"], ["tls", "loopback", "--server-lib", "nosuch-1.0"],
                  ["speed", "--case", "kex/x25519/derive", "--out", f"{NOT_A_DIR}/run.json"]):
         assert run_cli(*args).returncode == 2
     assert json.loads(run_cli("runs", "list", "--json").stdout or "[]") == []

@@ -12,7 +12,8 @@ import pytest
 from sslperf.bisect.probe import Judge
 from sslperf.bisect.search import EndUnusable, Search, classify
 from sslperf.compare import Change
-from sslperf.results import PROCESS_KEY, Measurement, Run
+from sslperf import figures
+from sslperf.results import Measurement, Run
 
 PROCESSES = 5
 SAMPLES = 4
@@ -51,8 +52,8 @@ class FakeProbe:
                         m.ops.append(1000)
                         m.wall_ns.append(int(1000 * 1e9 / rate))
                         m.cpu_ns.append(int(1000 * 1e9 / rate))
-                        m.extra = m.extra or {PROCESS_KEY: []}
-                        m.extra[PROCESS_KEY].append(pid)
+                        m.figures = m.figures or {figures.PROCESS: []}
+                        m.figures[figures.PROCESS].append(pid)
             run.measurements.append(m)
         return run
 

@@ -51,7 +51,11 @@ def test_names_say_what_was_built():
     assert build.lib_name(request(name="mine")) == "mine"
 
 
-def test_cache_hit_returns_without_fetching(sslperf_dirs):
+def test_cache_hit_returns_without_fetching(sslperf_dirs, monkeypatch):
+    def no_build(*args, **kwargs):
+        raise AssertionError("a cached build was fetched and built again")
+
+    monkeypatch.setattr(build, "_build", no_build)
     req = request(variants=("minimal",))
     key = build.cache_key(req, build.compiler_identity(cmake=False))
     home = build.home_for(req, key)
@@ -61,7 +65,6 @@ def test_cache_hit_returns_without_fetching(sslperf_dirs):
     outcome = build.build(req)
     assert outcome.cache_hit
     assert outcome.lib.name == "openssl-3.3.2+minimal"
-    assert outcome.seconds < 2
 
 
 def test_unknown_variant_is_refused_before_anything_runs():

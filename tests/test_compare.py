@@ -95,7 +95,7 @@ def run_with_processes(libs: dict[str, list[list[float]]]) -> Run:
         run.measurements.append(Measurement("kex/x25519/derive", "kex", "key exchange", "x25519", "derive", None,
                                             "record", name, "ok", None, "ops", 0, [int(r) for r in rates],
                                             [1_000_000_000] * len(rates), [1_000_000_000] * len(rates),
-                                            extra={"process": pids}))
+                                            figures={"process": pids}))
     return run
 
 
@@ -138,7 +138,7 @@ def test_across_runs_the_test_rests_on_process_medians():
 
 def strip(run: Run) -> Run:
     for m in run.measurements:
-        m.extra = None
+        m.figures = None
     return run
 
 

@@ -197,3 +197,52 @@ def test_a_build_one_machine_has_is_copied_to_the_others_and_measures_there(clus
     assert measured.returncode == 0, measured.stdout + measured.stderr
     run = next(r for r in Store(cluster.db).list() if r["host"] == "lab-dst")
     assert run["libs"] == [built_openssl] and run["measurements"] == 1 and run["state"] == "complete"
+
+
+def test_fleet_api_runs_the_request_api_makes_on_both_machine_types_masked_and_not(cluster):
+    """`fleet api` sends the request `api` would run: lab-b's type is made by a CPU mask, which applies to its
+    API cases too (api has no --cpu-mask of its own), lab-a runs unmasked."""
+    before = {row["id"] for row in Store(cluster.db).list()}
+    result = cluster.cli("fleet", "api", "--scheduler", cluster.address, "--lib", "system", "--filter",
+                         "api/digest/sha256/implicit-fetch/64", "--time", "5", "--samples", "3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    runs = {row["host"]: row for row in Store(cluster.db).list() if row["id"] not in before}
+    assert set(runs) == {"lab-a", "lab-b"} and all(r["state"] == "complete" for r in runs.values())
+    assert runs["lab-b"]["environment"]["mask"] == "no-aesni" and runs["lab-a"]["environment"]["mask"] is None
+    for row in runs.values():
+        run = Store(cluster.db).load(row["id"])
+        assert [m.case for m in run.measurements] == ["api/digest/sha256/implicit-fetch/64"]
+        assert run.settings["source"] == "sslperf api" and run.settings["suite"] == "api"
+
+
+def test_fleet_tls_sends_a_subcommands_request(cluster):
+    before = {row["id"] for row in Store(cluster.db).list()}
+    result = cluster.cli("fleet", "tls", "--scheduler", cluster.address, "--machine", "lab-a", "memory", "--lib",
+                         "system", "--connections", "5", "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")
+    assert result.returncode == 0, result.stdout + result.stderr
+    [row] = [row for row in Store(cluster.db).list() if row["id"] not in before]
+    run = Store(cluster.db).load(row["id"])
+    assert [m.case for m in run.measurements] == ["tls/memory/tls1.3/x25519/ecdsa-p256"]
+    assert run.measurements[0].status == "ok" and run.measurements[0].figures["connections"] == [5]
+
+
+def test_a_users_own_run_on_a_fleet_host_waits_for_the_hosts_measuring_lock(cluster, tmp_path):
+    """A fleet worker serves this host, so a user's own `speed` takes the host's lock too: while something else
+    holds it, the run waits (and says so) before it starts."""
+    import fcntl
+
+    from sslperf.measure import hostlock
+
+    fd = os.open(hostlock.HOST_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        own = subprocess.Popen([sys.executable, "-m", "sslperf", "speed", "--case", SHA256, "--time", "2",
+                                "--samples", "3", "--no-store"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, **cluster.client_env})
+        time.sleep(5)
+        assert own.poll() is None                       # still waiting for the lock
+    finally:
+        os.close(fd)
+    out, err = own.communicate(timeout=300)
+    assert own.returncode == 0, out + err
+    assert "waiting for another measurement on this host" in out + err

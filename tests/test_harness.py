@@ -8,7 +8,8 @@ from sslperf.libs import installed
 from sslperf.libs.system import find_system
 from sslperf.measure import environment
 from sslperf.measure.harness_client import Worker
-from sslperf.measure.runner import Runner, Settings
+from sslperf.measure import scheduler
+from sslperf.measure.settings import Settings
 from sslperf.measure.suites import parse_case
 
 # One case per family and kind of operation, all checked by the harness before timing.
@@ -23,11 +24,9 @@ FAMILY_CASES = [
 
 
 def measure(libs, case_ids, **settings):
-    runner = Runner(libs, Settings(settings.get("target_ms", 2), settings.get("samples", 3), settings.get("mask")))
-    try:
-        return runner.measure([parse_case(c) for c in case_ids])
-    finally:
-        runner.close()
+    return scheduler.measure(libs, [parse_case(c) for c in case_ids],
+                             Settings(settings.get("target_ms", 2), settings.get("samples", 3), settings.get("mask")),
+                             None, "test")
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +62,7 @@ def test_a_missing_algorithm_is_na_with_a_reason(system_run):
     [m] = [m for m in system_run.measurements if m.case == "kem/ml-kem-768/encaps"]
     if find_system().info["version_number"] >= 0x30500000:
         pytest.skip("this system OpenSSL has ML-KEM")
-    assert m.status == "n/a" and "ML-KEM-768" in m.reason
+    assert m.status == "n/a" and "ML-KEM" in m.reason
 
 
 def test_the_worker_refuses_bad_names_and_sizes(tmp_path, monkeypatch):
@@ -130,13 +129,9 @@ def test_workers_are_pinned_and_samples_come_from_several_processes(tmp_path, mo
     with Worker(find_system(), cpu=cpu) as worker:
         assert worker.request("info", timeout=60).type == "info"
         assert os.sched_getaffinity(worker.pid) == {cpu}          # the live process, not the request
-    runner = Runner([find_system()], Settings(2, 6, processes=3, cpu=cpu))
-    try:
-        run = runner.measure([parse_case("kex/x25519/derive")])
-    finally:
-        runner.close()
+    run = scheduler.measure([find_system()], [parse_case("kex/x25519/derive")], Settings(2, 6, processes=3, cpu=cpu), None, "test")
     assert run.environment["pinned_cpu"] == cpu and run.settings["processes"] == 3
-    pids = run.measurements[0].extra["process"]
+    pids = run.measurements[0].figures["process"]
     assert len(pids) == 6 and len(set(pids)) == 3
 
 
@@ -173,21 +168,13 @@ def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path
     monkeypatch.setenv("SSLPERF_CACHE_DIR", str(private_cache(tmp_path / "cache")))
     system = find_system()
     case = parse_case("cipher/aes-128-gcm/encrypt/1350")
-    runner = Runner([system, twin(system)], Settings(5, 10, processes=5))
-    try:
-        aa = runner.measure([case])
-    finally:
-        runner.close()
+    aa = scheduler.measure([system, twin(system)], [case], Settings(5, 10, processes=5), None, "test")
     same = compare([Column("a", aa.id, system.name), Column("b", aa.id, twin(system).name)], {aa.id: aa},
                    threshold=0.05).rows[0].changes[1]
     assert same.method == "paired" and same.verdict == "~", same
     if "aes" not in environment.capture()["cpu_flags"]:
         pytest.skip("this CPU has no AES-NI to mask")
-    runner = Runner([system], Settings(5, 10, mask="no-aesni", processes=5))
-    try:
-        masked = runner.measure([case])
-    finally:
-        runner.close()
+    masked = scheduler.measure([system], [case], Settings(5, 10, mask="no-aesni", processes=5), None, "test")
     slower = compare([Column("plain", aa.id, system.name), Column("masked", masked.id, system.name)],
                      {aa.id: aa, masked.id: masked}).rows[0].changes[1]
     assert slower.method == "processes" and slower.verdict == "slower" and slower.high < 0.7, slower

@@ -18,8 +18,8 @@ import pytest
 
 from conftest import run_cli
 from sslperf.importers import ImportFailed, parse
-from sslperf.measure.threads import efficiency
-from sslperf.results import REPORTED_CYCLES_KEY
+from sslperf.scale.efficiency import efficiency
+from sslperf import figures
 
 DATA = Path(__file__).parent / "data" / "speed"
 REPS = "gbench-bssl_bench-5.4.0-threads-repetitions.json"
@@ -143,7 +143,7 @@ def test_wolfcrypt_text_rates_sizes_and_cycles():
     assert gcm.cycles_per_byte() == pytest.approx(0.10)
     rsa = cases["pke/rsa-2048/encrypt"]                       # `RSA 2048 public`: wolfCrypt's default RSA loop
     assert rsa.reported_rates == [87992.448] and rsa.cycles_per_op() == 29504.0
-    assert cases["pke/rsa-2048/decrypt"].extra[REPORTED_CYCLES_KEY] == [955812.8]
+    assert cases["pke/rsa-2048/decrypt"].figures[figures.REPORTED_CYCLES] == [955812.8]
     assert {"kem/ml-kem-768/keygen", "kem/ml-kem-768/encaps", "kem/ml-kem-768/decaps", "kex/ecdh-p256/derive",
             "sig/ecdsa-p256/sign", "kex/x25519/derive", "sig/ed25519/verify", "keygen/ml-dsa-65",
             "sig/ml-dsa-65/sign", "digest/sha256/1048576/wolfcrypt-bench", "digest/sha3-256/1048576/wolfcrypt-bench",
@@ -167,7 +167,7 @@ def test_wolfcrypt_csv_reads_as_its_text_does():
     gcm = cases["cipher/aes-128-gcm/encrypt/16384/wolfcrypt-bench"]
     assert gcm.reported_rates == pytest.approx([float(rows["AES-128-GCM-enc"][1]) * MIB])
     assert gcm.cycles_per_byte() == pytest.approx(float(rows["AES-128-GCM-enc"][2]))
-    assert cases["pke/rsa-2048/decrypt"].reported_rates == [2716.045] and cases["pke/rsa-2048/decrypt"].extra is None
+    assert cases["pke/rsa-2048/decrypt"].reported_rates == [2716.045] and cases["pke/rsa-2048/decrypt"].figures is None
     assert any("2^20" in w for w in run.warnings)
 
 

@@ -6,31 +6,20 @@ SQLite store and the CSV and JSON exports with finite numbers only."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from fakes import bench_module
 
 from sslperf.importers import ImportFailed, parse
 from sslperf.store import Store
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "fuzz_importers.py"
 COUNT = 2000          # bench/fuzz_importers.py runs 300,000
 SEED = 20261121
 
 
-def _load_fuzzer():
-    spec = importlib.util.spec_from_file_location("fuzz_importers", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_importers"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzzer = _load_fuzzer()
+fuzzer = bench_module("fuzz_importers")
 
 
 def test_fuzzed_real_outputs_give_a_run_or_import_failed(tmp_path):

@@ -36,7 +36,7 @@ def runs(tmp_path_factory):
 
 
 def per_op(run: dict) -> dict[str, list[float]]:
-    return {m["case"]: [n / ops for n, ops in zip(m["extra"]["instructions"], m["ops"])]
+    return {m["case"]: [n / ops for n, ops in zip(m["figures"]["instructions"], m["ops"])]
             for m in run["measurements"]}
 
 
@@ -48,7 +48,7 @@ def hardware_counters() -> str:
 def test_auto_counts_with_the_cpus_counter_where_there_is_one_and_callgrind_where_not(runs):
     """This VM has no PMU: the harness says why, and the counts come from callgrind."""
     state = hardware_counters()
-    counters = {m["extra"]["instruction_counter"] for m in runs["once"]["measurements"]}
+    counters = {m["counter"] for m in runs["once"]["measurements"]}
     if state.startswith("none: "):
         assert "perf_event_open(instructions) failed" in state
         assert counters == {"callgrind"} and runs["once"]["environment"]["instruction_counters"] == {"system": "callgrind"}
@@ -64,10 +64,10 @@ def test_the_cpus_own_counter_counts_the_loop(sslperf_dirs):
                      "cipher/aes-128-gcm/encrypt/16384", "--json", "--no-store",
                      env={"SSLPERF_INSTRUCTION_COUNTER": "perf"})
     assert result.returncode == 0, result.stderr
-    per_op = {m["size"]: [n / ops for n, ops in zip(m["extra"]["instructions"], m["ops"])]
+    per_op = {m["size"]: [n / ops for n, ops in zip(m["figures"]["instructions"], m["ops"])]
               for m in json.loads(result.stdout)["measurements"]}
     assert all(m > 100 for m in per_op[16]) and min(per_op[16384]) > 5 * max(per_op[16])
-    assert all(m["extra"]["instruction_counter"] == "perf" and m["extra"]["cycles"]
+    assert all(m["counter"] == "perf" and m["figures"]["cycles"]
                for m in json.loads(result.stdout)["measurements"])
     # cycles per byte beside bytes/s, as wolfCrypt and the openssl speed of old printed them: fewer per byte on
     # 16 KiB than on 16 bytes (the per-call cost spread over more bytes)
@@ -92,8 +92,8 @@ def test_counts_of_two_different_counters_are_never_paired():
     def counted(counter: str, count: int) -> Measurement:
         return Measurement("digest/sha256/64", "digest", "digest", "sha256", "", 64, "record", counter, "ok", None,
                            "ops", 0, [1000] * 3, [10**6] * 3, [10**6] * 3,
-                           extra={"instructions": [count] * 3, "process": [0, 1, 2], "instruction_counter": counter,
-                                  "deterministic_inputs": counter == "callgrind"})
+                           figures={"instructions": [count] * 3, "process": [0, 1, 2]}, counter=counter,
+                           deterministic=counter == "callgrind")
 
     found = change(counted("callgrind", 5_000_000), counted("perf", 4_000_000), "instructions", 0.01, 0.05)
     assert found.verdict == "?" and found.method == "different counters"
@@ -112,7 +112,7 @@ def test_ed25519_verify_repeats_exactly_in_every_process_and_run(runs):
     """Ed25519 verify of a random key was 0.7-0.9% apart between processes:
     with the fixed stream, three processes and two runs count the same."""
     for m in runs["three"]["measurements"]:
-        assert m["status"] == "ok" and m["extra"]["deterministic_inputs"] is True, m
+        assert m["status"] == "ok" and m["deterministic"] is True, m
     three, once = per_op(runs["three"]), per_op(runs["once"])
     for case, counts in three.items():
         assert len(counts) == 3 and len(set(counts)) == 1, (case, counts)      # every process the same
@@ -135,3 +135,9 @@ def test_the_gate_fails_on_a_real_slow_down_and_passes_an_a_a_comparison(runs):
     assert "(over the gate)" in worst and worst.rstrip().endswith("| exact |")
     assert "Method: deterministic instruction counts" in gate.stdout
     assert "regression:" in gate.stderr and "regression:" not in gate.stdout   # stdout is the comment alone
+
+
+def test_a_count_covers_enough_operations_that_its_first_ones_cannot_decide_the_sign():
+    from sslperf.measure import instructions
+
+    assert [instructions.batch(n) for n in (1, 2, 15, 16, 100, 1000)] == [16, 16, 16, 16, 64, 512]

@@ -18,7 +18,7 @@ def test_bytes_per_connection_are_counted_per_side_and_stable_as_n_grows(sslperf
     for case, m in got.items():
         assert m["status"] == "ok", (case, m["reason"])
         assert m["note"] == "allocator hooks (CRYPTO_set_mem_functions)"     # OpenSSL has them
-        x = m["extra"]
+        x = m["figures"]
         assert x["connections"] == [20, 200]
         for side in ("client_bytes", "server_bytes"):
             small, large = x[side]

@@ -22,7 +22,7 @@ def aa_run(levels_a, levels_b, lib="x") -> Run:
         pids = [100 * (index + 1) + p for p, _ in enumerate(levels) for _ in JITTER]
         run.measurements.append(Measurement("kex/x25519/derive", "kex", "key exchange", "x25519", "derive", None,
                                             "record", name, "ok", None, "ops", 0, rates, [10 ** 9] * len(rates),
-                                            [10 ** 9] * len(rates), extra={"process": pids}))
+                                            [10 ** 9] * len(rates), figures={"process": pids}))
     return run
 
 
@@ -69,7 +69,7 @@ def test_one_burst_does_not_set_the_floor():
                 pids = [100 * (index + 1) + p for p in range(5) for _ in JITTER]
                 run.measurements.append(Measurement(case, "kex", "key exchange", case, "derive", None, "record",
                                                     name, "ok", None, "ops", 0, rates, [10 ** 9] * len(rates),
-                                                    [10 ** 9] * len(rates), extra={"process": pids}))
+                                                    [10 ** 9] * len(rates), figures={"process": pids}))
         return run
     cases = [f"kex/c{i}/derive" for i in range(21)]
     first = run_of({c: 1000 for c in cases})

@@ -18,7 +18,8 @@ from sslperf import families, importers
 from sslperf.libs import installed
 from sslperf.measure import case_ids, catalog, harness_client
 from sslperf.offload import bench as offload_bench
-from sslperf.results import PROCESS_KEY, LibInfo, Measurement, Run
+from sslperf import figures
+from sslperf.results import LibInfo, Measurement, Run
 
 DATA = Path(__file__).parent / "data" / "offload"
 SEED_RUN = DATA / "afalg-seed004-run.json"
@@ -143,7 +144,7 @@ def test_user_only_stores_a_run_that_runs_show_and_compare_read(cache, tmp_path)
     assert {m["case"] for m in exported["measurements"]} == {
         f"afalg/{a}/{op}/{s}/user" for a, op in (("aes-128-ctr", "encrypt"), ("sha512", "hash")) for s in (64, 4096)}
     for m in exported["measurements"]:        # the ordinary runner: samples from fresh worker processes
-        assert m["status"] == "ok" and len(m["ops"]) == 3 and len(set(m["extra"][PROCESS_KEY])) == 3
+        assert m["status"] == "ok" and len(m["ops"]) == 3 and len(set(m["figures"][figures.PROCESS])) == 3
     assert exported["analysis"]["algorithms"][0]["verdict"] == "library only (the kernel side was not measured)"
 
     sources = {r["id"]: r["source"] for r in json.loads(run_cli("runs", "list", "--json").stdout)}
@@ -275,8 +276,8 @@ def result(alg: str, size: int, side: str, rates: list[list[float]], cpu_share: 
             m.wall_ns.append(1_000_000_000)
             if cpu_share is not None:
                 m.cpu_ns.append(int(cpu_share * 1e9))
-            m.extra = m.extra or {PROCESS_KEY: []}
-            m.extra[PROCESS_KEY].append(1000 + process)
+            m.figures = m.figures or {figures.PROCESS: []}
+            m.figures[figures.PROCESS].append(1000 + process)
     return m
 
 
@@ -287,7 +288,7 @@ def constructed(measurements: list[Measurement], facts: dict | None = None, proc
     run.measurements = measurements
     if not processes:          # samples without the processes that took them: only intervals can decide
         for m in measurements:
-            m.extra = None
+            m.figures = None
     return run
 
 

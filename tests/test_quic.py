@@ -17,9 +17,10 @@ from sslperf.bisect import probe
 from sslperf.bisect.space import Point, Space
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
-from sslperf.measure import memory, plan
+from sslperf.measure import plan, servers
+from sslperf.measure.modes import memory, quic_transfer
 from sslperf.measure.suites import parse_case
-from sslperf.measure import loopback, netpath
+from sslperf.measure import netpath
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Server
 from sslperf.measure.netpath import NetPath
@@ -57,10 +58,10 @@ def test_a_quic_get_is_checked_and_set_beside_tcp_on_a_built_36(built_openssl3, 
         assert ", server CPU per request ×" in quic["note"], quic["note"]
         for m in (quic, tcp):
             # The server's CPU time over every connection it served (the warm-up one too), the client's over its loop.
-            assert m["extra"]["served"] == [6] and m["extra"]["server_cpu_ns"][0] > 0, m["extra"]
-            assert m["extra"]["client_cpu_ns"][0] > 0
-        assert len(quic["extra"]["total_ns"]) == 5 and all(t > h > 0 for t, h in zip(
-            quic["extra"]["total_ns"], quic["extra"]["pretransfer_ns"]))
+            assert m["figures"]["served"] == [6] and m["figures"]["server_cpu_ns"][0] > 0, m["figures"]
+            assert m["figures"]["client_cpu_ns"][0] > 0
+        assert len(quic["figures"]["total_ns"]) == 5 and all(t > h > 0 for t, h in zip(
+            quic["figures"]["total_ns"], quic["figures"]["pretransfer_ns"]))
     # The system library (OpenSSL 3.0) has no QUIC server: n/a, saying so; its TCP rows are measured.
     assert got[("system", "tls/quic/x25519/ecdsa-p256")]["status"] == "n/a"
     assert "no QUIC server (OpenSSL 3.5 added one" in got[("system", "tls/quic/x25519/ecdsa-p256")]["reason"]
@@ -81,12 +82,12 @@ def test_the_quic_server_binds_loopback_only(built_openssl3, in_e2e_cache):
 def test_quic_transfer_bytes_are_checked_by_the_reader(built_openssl3, in_e2e_cache, monkeypatch):
     lib = installed.find(built_openssl3)
     with made_by(lib) as cert_dir:
-        sent = loopback.quic_transfer(lib, cert_dir, "chacha20-poly1305", 16384, 200, 1)
+        sent = quic_transfer.transfer(lib, cert_dir, quic_transfer.case("chacha20-poly1305", 16384), 200)
         assert sent.status == "ok" and sent.ops[0] > 0, sent.reason
         assert "QUICv1 TLS_CHACHA20_POLY1305_SHA256 group x25519 ALPN sslperf" in sent.note, sent.note
-        assert sent.extra["client_cpu_ns"][0] > 0 and sent.extra["server_cpu_ns"][0] > 0
+        assert sent.figures["client_cpu_ns"][0] > 0 and sent.figures["server_cpu_ns"][0] > 0
         monkeypatch.setenv("SSLPERF_TRANSFER_FLIP_A_BYTE", "1")      # the writer changes one byte of its buffer
-        flipped = loopback.quic_transfer(lib, cert_dir, "chacha20-poly1305", 16384, 200, 1)
+        flipped = quic_transfer.transfer(lib, cert_dir, quic_transfer.case("chacha20-poly1305", 16384), 200)
     assert flipped.status == "error" and "differing from what was written" in flipped.reason, flipped.reason
 
 
@@ -110,7 +111,7 @@ def test_memory_per_quic_connection_is_counted_each_side_apart_beside_tcp(built_
     assert quic["status"] == "ok" and tcp["status"] == "ok", (quic, tcp)
     assert "QUICv1 TLS_AES_128_GCM_SHA256 group x25519 ALPN sslperf" in quic["note"], quic["note"]
     assert "against TCP+TLS 1.3 (N=20): client ×" in quic["note"], quic["note"]
-    extra = quic["extra"]
+    extra = quic["figures"]
     assert extra["connections"] == [2, 20]
     for side in ("client_bytes", "server_bytes"):
         # Bytes per connection: what freeing each side gave back, about the same for 2 connections as for 20
@@ -137,10 +138,10 @@ def test_quic_and_tcp_gets_from_client_threads_at_once_against_one_server(built_
         assert m["status"] == "ok", m
         # Three rounds; each sample is every request of all n client threads over the loop's wall time.
         assert m["ops"] == [5 * n] * 3, (case, m["ops"])
-        assert len(m["extra"]["total_ns"]) == 15 * n
+        assert len(m["figures"]["total_ns"]) == 15 * n
         # n threads at once: the loop takes less than the sum of its requests' own times (they overlapped).
         if n == 4:
-            assert all(wall < sum(m["extra"]["total_ns"][i * 20:(i + 1) * 20]) for i, wall in enumerate(m["wall_ns"]))
+            assert all(wall < sum(m["figures"]["total_ns"][i * 20:(i + 1) * 20]) for i, wall in enumerate(m["wall_ns"]))
     assert any("one CPU and every client thread on another" in w for w in run["warnings"])
 
 
@@ -148,7 +149,7 @@ def test_bisect_measures_a_quic_case_in_rounds_over_the_path_its_id_names(built_
                                                                          in_e2e_cache):
     case = parse_case("tls/quic/x25519/ecdsa-p256/rtt10ms")
     assert probe.choose_metric("auto", case)[0] == "wall"
-    with pytest.raises(SslperfError, match="cannot measure a loopback case"):
+    with pytest.raises(SslperfError, match="cannot judge"):
         probe.choose_metric("instructions", case)
     newer, older = installed.find(built_openssl3), installed.find(built_openssl)
     space = Space([Point(lib.name, lib.name) for lib in (older, newer)], good=0, kind="releases")
@@ -167,7 +168,7 @@ def test_bisect_measures_a_quic_case_in_rounds_over_the_path_its_id_names(built_
     assert step.unusable(run, 1) is None
     measured = next(m for m in run.measurements if m.lib == newer.name)
     # Three rounds of 30 GETs, each sample marked with its round; every one crossed the 10 ms path the id names.
-    assert measured.extra["process"] == [0] * 30 + [1] * 30 + [2] * 30
+    assert measured.figures["process"] == [0] * 30 + [1] * 30 + [2] * 30
     assert min(measured.wall_ns) > 10_000_000 and "round trip 10 ms" in measured.note
     # Two libraries' samples pair round by round, as the runner's pair process by process.
     assert tcp.unusable(tcp_run, 0) is None and tcp.change(tcp_run, 0, 1).method == "paired"
@@ -176,22 +177,25 @@ def test_bisect_measures_a_quic_case_in_rounds_over_the_path_its_id_names(built_
 def test_a_connection_count_that_fails_keeps_the_counts_measured_before_it(built_openssl3, in_e2e_cache):
     lib = installed.find(built_openssl3)
     with made_by(lib) as cert_dir:
-        m = memory.quic_per_connection(lib, cert_dir, "x25519", "ecdsa-p256", [2, 30_000])   # the harness takes 20,000
-    assert m.status == "ok" and m.extra["connections"] == [2], (m.status, m.reason, m.extra)
+        case = parse_case("tls/quic-memory/x25519/ecdsa-p256")
+        m = memory.counted(case.result(lib.name, unit="bytes"), lib, cert_dir, ("quic-memory", "x25519", "ecdsa-p256"),
+                           [2, 30_000])   # the harness takes 20,000
+    assert m.status == "ok" and m.figures["connections"] == [2], (m.status, m.reason, m.figures)
     assert "N=30,000 failed: the number of QUIC connections must be 1 to 20000" in m.note, m.note
 
 
 def test_quic_refusals_are_one_clear_paragraph(built_rustls, in_e2e_cache):
     result = run_cli("tls", "--quic", "--loopback", "--lib", "system", "--no-store")
     assert result.returncode == 2 and "are different measurements" in result.stderr, result.stderr
-    result = run_cli("tls", "--quic", "--lib", "rustls-0.15+ring", "--no-store")
-    assert result.returncode == 2, result.stderr
-    assert "QUIC over loopback UDP (--quic) is not measured for this library yet" in result.stderr, result.stderr
+    result = run_cli("tls", "quic", "--lib", "rustls-0.15+ring", "--no-store")
+    assert result.returncode == 2 and result.stderr.startswith("error: "), result.stderr
+    assert "QUIC GETs over loopback UDP is not measured for this library's harness yet" in result.stderr
     assert "Traceback" not in result.stderr
     result = run_cli("tls", "--quic", "--memory", "--path", "rtt=50ms", "--lib", "system", "--no-store")
     assert result.returncode == 2 and "--path does not go with it" in result.stderr, result.stderr
 
 
+@pytest.mark.timing             # round-trip times through the relay: with the timing tests, alone
 def test_the_relay_delays_and_drops_each_way_as_asked(built_openssl3, in_e2e_cache):
     # A UDP echo server behind the relay: every datagram crosses it twice, so with 20% loss each way about
     # 64% come back, each no sooner than twice the one-way delay.
@@ -213,7 +217,7 @@ def test_the_relay_delays_and_drops_each_way_as_asked(built_openssl3, in_e2e_cac
     lib = installed.find(built_openssl3)
     path = NetPath(rtt_ms=20, loss_pct=20)
     try:
-        with loopback.relayed(lib, echo.getsockname()[1], path, None) as port:
+        with servers.relayed(lib, echo.getsockname()[1], path, None) as port:
             client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             client.settimeout(0.1)
             back, rtts = 0, []
@@ -236,7 +240,7 @@ def test_the_relay_delays_and_drops_each_way_as_asked(built_openssl3, in_e2e_cac
 
 
 def test_a_quic_get_over_an_emulated_path_is_its_own_case(built_openssl3, in_e2e_cache):
-    result = run_cli("tls", "--quic", "--path", "rtt=40ms", "--lib", built_openssl3, "--requests", "3",
+    result = run_cli("tls", "quic", "--path", "rtt=40ms", "--lib", built_openssl3, "--requests", "3", "--rounds", "1",
                      "--case", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "--json", "--no-store")
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
@@ -244,9 +248,9 @@ def test_a_quic_get_over_an_emulated_path_is_its_own_case(built_openssl3, in_e2e
     quic = got["tls/quic/x25519/ecdsa-p256/rtt40ms"]
     assert quic["status"] == "ok" and "round trip 40 ms" in quic["note"], quic
     # a QUIC handshake takes a round trip at least
-    assert min(quic["extra"]["pretransfer_ns"]) >= 40e6, quic["extra"]["pretransfer_ns"]
-    tcp = got["tls/loopback/tls1.3/x25519/ecdsa-p256/shared"]
-    assert tcp["status"] == "n/a" and "needs the kernel's netem" in tcp["reason"], tcp
+    assert min(quic["figures"]["pretransfer_ns"]) >= 40e6, quic["figures"]["pretransfer_ns"]
+    assert set(got) == {"tls/quic/x25519/ecdsa-p256/rtt40ms"}      # no TCP beside it: the relay carries UDP only
+    assert any("there are no TCP rows over it" in w for w in run["warnings"]), run["warnings"]
     assert "round trip 40 ms" in run["environment"]["path"] and run["environment"]["kernel_netem"]
 
 
@@ -255,6 +259,6 @@ def test_bad_path_settings_are_refused_before_anything_runs():
         result = run_cli("tls", "--quic", "--path", bad, "--lib", "system", "--no-store")
         assert result.returncode == 2 and "--path" in result.stderr and "Traceback" not in result.stderr, (bad, result)
     result = run_cli("tls", "--path", "rtt=50ms", "--lib", "system", "--no-store")
-    assert result.returncode == 2 and "it needs --quic" in result.stderr, result.stderr
+    assert result.returncode == 2 and "--path belongs to `sslperf tls quic`" in result.stderr, result.stderr
     assert netpath.parse("rtt=50ms,jitter=2ms,loss=0.5%").id == "rtt50ms-jitter2ms-loss0.5pct"
     assert netpath.parse("loss=1%").relay_args() == ["0", "0", "10000", str(netpath.SEED)]

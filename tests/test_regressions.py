@@ -27,7 +27,7 @@ def stored_history(db: str) -> None:
             ops = 1000
             run.measurements.append(Measurement(case, family, family, name, "", None, "record", f"openssl-{version}",
                                                 "ok", None, "ops", 0, [ops] * 3, [10**6] * 3, [10**6] * 3,
-                                                extra={"instructions": [count * ops] * 3, "process": [0, 1, 2]}))
+                                                figures={"instructions": [count * ops] * 3, "process": [0, 1, 2]}))
     run.complete = True
     Store(db).save(run, "sslperf api")
 

@@ -1,29 +1,22 @@
-"""The runner's scheduling, against fake workers that log every request:
-libraries interleaved A B / B A, samples from several worker processes,
-each process's warm-up round thrown away, the samples of a slow case
-bounded, and the calibrated batch size used for sampling.
-(The real harness under the runner is tested in test_harness.py.)"""
+"""The in-memory mode under the one scheduler, against fake harness workers that log every request: libraries
+interleaved A B / B A, samples from several worker processes (a fresh one per pass), each process's warm-up round
+thrown away, the samples of a slow case bounded, and the calibrated batch size used for sampling. (The scheduler
+itself, with fake modes, is tested in test_scheduler.py; the real harness in test_harness.py.)"""
 
 from dataclasses import dataclass, field
 
 import pytest
+from fakes import FakeLib
 
-from sslperf.measure import runner as runner_module
+from sslperf.measure import scheduler
 from sslperf.measure.harness_client import Reply
-from sslperf.measure.runner import Runner, Settings
+from sslperf.measure.modes import in_memory
+from sslperf.measure.settings import Settings
 from sslperf.measure.suites import Case
+from sslperf.results import Run
 
 CASE = Case("kex/x25519/derive", "kex", "x25519", "derive")
 WARMUP_CPU_NS = 999_999_999           # a CPU time only the warm-up sample reports
-
-
-@dataclass
-class FakeLib:
-    name: str
-    flavor: str = "openssl"
-    version: str = "3.0"
-    variant_label: str = "default"
-    kind: str = "built"
 
 
 @dataclass
@@ -69,18 +62,16 @@ def fake_worker_class(log: Log):
 @pytest.fixture
 def log(monkeypatch):
     log = Log()
-    monkeypatch.setattr(runner_module, "Worker", fake_worker_class(log))
-    monkeypatch.setattr(runner_module, "harness_binary", lambda lib: None)
-    monkeypatch.setattr(runner_module.environment, "capture", lambda mask=None: {"cpus": 2, "loadavg": [0, 0, 0]})
+    monkeypatch.setattr(in_memory, "Worker", fake_worker_class(log))
+    monkeypatch.setattr(in_memory, "harness_binary", lambda lib: None)
+    monkeypatch.setattr(scheduler, "new_run", lambda libs, settings, mask=None: Run.new(settings, {"cpus": 2}))
+    monkeypatch.setattr(scheduler.environment, "capture", lambda mask=None: {"cpus": 2, "loadavg": [0, 0, 0]})
+    monkeypatch.setattr(scheduler.pinning, "busy_warnings", lambda cpus: [])
     return log
 
 
-def run(settings: Settings, libs=("a", "b")):
-    runner = Runner([FakeLib(name) for name in libs], settings)
-    try:
-        return runner.measure([CASE])
-    finally:
-        runner.close()
+def run(settings: Settings, libs=("a", "b"), cases=(CASE,)):
+    return scheduler.measure([FakeLib(name) for name in libs], list(cases), settings, None, "test")
 
 
 def sample_order(log: Log) -> list[str]:
@@ -95,23 +86,19 @@ def test_libraries_alternate_in_rounds_across_processes(log):
 
 def test_a_cases_processes_are_spread_over_the_run(log):
     second = Case("kex/x448/derive", "kex", "x448", "derive")
-    runner = Runner([FakeLib("a")], Settings(target_ms=10, samples=4, processes=2))
-    try:
-        runner.measure([CASE, second])
-    finally:
-        runner.close()
+    run(Settings(target_ms=10, samples=4, processes=2), libs=("a",), cases=(CASE, second))
     cases = [line.split()[1] for _, line in log.requests if line.startswith("sample")]
     # pass 1 (warm-up + 2 rounds of each case), then pass 2 in fresh workers: never all of one case first
     assert cases == [CASE.id] * 3 + [second.id] * 3 + [CASE.id] * 3 + [second.id] * 3
-    assert log.started == 1 + 2          # the info worker, then one per pass
+    assert log.started == 2              # one worker per pass
 
 
 def test_samples_come_from_several_worker_processes(log):
     result = run(Settings(target_ms=10, samples=6, processes=3))
     for m in result.measurements:
-        pids = m.extra["process"]
+        pids = m.figures["process"]
         assert len(pids) == 6 and len(set(pids)) == 3 and all(pids.count(p) == 2 for p in set(pids))
-    assert len({p for m in result.measurements for p in m.extra["process"]}) == 6     # none shared by a and b
+    assert len({p for m in result.measurements for p in m.figures["process"]}) == 6     # none shared by a and b
 
 
 def test_each_process_warmup_sample_is_not_kept(log):
@@ -135,7 +122,7 @@ def test_a_slow_case_gets_fewer_samples(log):
     # 10 s per sample: 15 s per library allows one round at most, but never fewer than MIN_SAMPLES.
     log.sample_ns = 10_000_000_000
     result = run(Settings(target_ms=10, samples=20))
-    assert all(len(m.wall_ns) == runner_module.MIN_SAMPLES for m in result.measurements)
+    assert all(len(m.wall_ns) == in_memory.MIN_SAMPLES for m in result.measurements)
     log.requests.clear()
     log.sample_ns = 1_000_000_000          # 1 s per sample: 15 samples fit in the bound
     result = run(Settings(target_ms=10, samples=20))

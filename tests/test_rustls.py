@@ -84,7 +84,7 @@ def test_rustls_and_openssl_in_one_interleaved_run(rustls):
             m = got[(lib, case)]
             assert m["status"] == "ok", m
             # client and server CPU apart, on both backends
-            assert sum(m["extra"]["client_cpu_ns"]) > 0 and sum(m["extra"]["server_cpu_ns"]) > 0
+            assert sum(m["figures"]["client_cpu_ns"]) > 0 and sum(m["figures"]["server_cpu_ns"]) > 0
     assert got[("system", cases[3])]["status"] == "ok"
     assert got[(rustls.name, cases[3])]["status"] == "n/a"
     libraries = {lib["name"]: lib for lib in run["libs"]}
@@ -119,9 +119,9 @@ def test_memory_per_rustls_connection_is_counted_each_side_apart(rustls):
     assert result.returncode == 0, result.stderr
     (m,) = json.loads(result.stdout)["measurements"]
     assert m["status"] == "ok" and m["note"] == "C allocator statistics (mallinfo2)", m
-    for client, server in zip(m["extra"]["client_bytes"], m["extra"]["server_bytes"]):
+    for client, server in zip(m["figures"]["client_bytes"], m["figures"]["server_bytes"]):
         # a rustls connection holds kilobytes (its buffers, the handshake's secrets), never nothing
-        assert 1_000 < client < 200_000 and 1_000 < server < 200_000, m["extra"]
+        assert 1_000 < client < 200_000 and 1_000 < server < 200_000, m["figures"]
 
 
 def test_rustls_handshakes_run_in_threads_on_shared_configs(rustls):
@@ -135,9 +135,10 @@ def test_rustls_handshakes_run_in_threads_on_shared_configs(rustls):
 
 
 def test_transfer_over_tcp_is_refused_for_rustls_before_anything_runs(rustls):
-    result = run_cli("tls", "--transfer", "--loopback", "--lib", rustls.name, "--no-store")
-    assert result.returncode == 2
-    assert "bulk transfer over loopback TCP (--transfer --loopback) is not measured for this library yet" in result.stderr
+    result = run_cli("tls", "transfer", "--tcp", "--lib", rustls.name, "--no-store")
+    assert result.returncode == 2 and result.stderr.startswith("error: "), result.stderr
+    assert "bulk transfer over loopback TCP is not measured for this library's harness yet" in result.stderr
+    assert "OpenSSL-API libraries" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -33,7 +33,7 @@ def test_every_suite_and_protocol_moves_the_bytes_written_on_the_system_lib(sslp
         assert m["unit"] == "bytes" and m["bytes_per_op"] == size
         # the writer's and the reader's time are both there (their proportion from every 16th write,
         # applied to the whole), and add up to about the whole
-        send, receive = sum(m["extra"]["client_cpu_ns"]), sum(m["extra"]["server_cpu_ns"])
+        send, receive = sum(m["figures"]["client_cpu_ns"]), sum(m["figures"]["server_cpu_ns"])
         assert send > 0 and receive > 0
         assert 0.5 < (send + receive) / sum(m["cpu_ns"]) < 1.2
     # a 16-byte write carries a whole record's overhead: far fewer bytes per second than 16 KiB writes
@@ -97,7 +97,7 @@ def test_over_loopback_tcp_the_bytes_written_arrive(sslperf_dirs):
     assert plain["status"] == "ok", plain["reason"]
     assert len(plain["ops"]) == 3 and min(plain["ops"]) > 100           # three rounds, each many 16 KiB writes
     assert "TLS_AES_128_GCM_SHA256" in plain["note"] and "kernel TLS off" in plain["note"]
-    assert all(v > 0 for v in plain["extra"]["server_cpu_ns"])        # the reader's CPU, from its own process
+    assert all(v > 0 for v in plain["figures"]["server_cpu_ns"])        # the reader's CPU, from its own process
     assert run["environment"]["placement"]["server_cpu"] is not None or run["environment"]["placement"]
 
 

@@ -96,9 +96,9 @@ def test_the_other_libraries_names_resolve_to_their_flavors():
 
 
 def test_boringssl_fips_is_built_by_clang_with_its_module_and_says_so_without_clang(monkeypatch, tmp_path):
-    from sslperf.libs import build
+    from sslperf.libs import build, build_systems
 
-    assert build._flavor_settings("boringssl-fips", tmp_path) == ["-DFIPS=1"]
+    assert build_systems._flavor_settings("boringssl-fips", tmp_path) == ["-DFIPS=1"]
     assert variants.compilers([], "boringssl-fips") == {"cc": "clang", "cxx": "clang++"}
     # the clang variant builds any C library by clang, so a FIPS module can be set beside the same compiler's build
     assert variants.compilers(variants.lookup(("clang",), "boringssl"), "boringssl") == {"cc": "clang", "cxx": "clang++"}
@@ -111,8 +111,8 @@ def test_boringssl_fips_is_built_by_clang_with_its_module_and_says_so_without_cl
     if shutil.which("clang"):
         assert "clang" in build.compiler_identity(True, variants.compilers([], "boringssl-fips"))["cc"]
     # its go.mod asks for a newer Go than Debian's: Go may fetch that toolchain; AWS-LC FIPS stays offline
-    assert build._go_env("boringssl-fips")["GOTOOLCHAIN"] == "auto"
-    assert build._go_env("aws-lc-fips") == {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+    assert build_systems._go_env("boringssl-fips")["GOTOOLCHAIN"] == "auto"
+    assert build_systems._go_env("aws-lc-fips") == {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
     monkeypatch.setenv("PATH", str(tmp_path))           # no clang here
     with pytest.raises(SslperfError, match="apt-get install clang"):
         build.compiler_identity(True, variants.compilers([], "boringssl-fips"))

@@ -89,7 +89,7 @@ def test_wolfssl_and_openssl_in_one_interleaved_run(wolfssl):
     for case in cases[:4]:
         assert got[(wolfssl.name, case)]["status"] == "ok", got[(wolfssl.name, case)]
     assert got[(wolfssl.name, cases[4])]["status"] == "n/a"
-    assert sum(got[(wolfssl.name, cases[3])]["extra"]["server_cpu_ns"]) > 0
+    assert sum(got[(wolfssl.name, cases[3])]["figures"]["server_cpu_ns"]) > 0
 
 
 def test_wolfssl_variants_and_modes_it_lacks_are_refused_clearly(wolfssl):
@@ -98,7 +98,7 @@ def test_wolfssl_variants_and_modes_it_lacks_are_refused_clearly(wolfssl):
     with pytest.raises(SslperfError, match="does not apply to wolfssl"):
         variants.lookup(("minimal",), "wolfssl")
     result = run_cli("tls", "--transfer", "--loopback", "--lib", wolfssl.name, "--no-store")
-    assert result.returncode == 2 and "is not measured for this library yet" in result.stderr, result.stderr
+    assert result.returncode == 2 and "is not measured for this library's harness yet" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -129,9 +129,9 @@ def test_memory_per_wolfssl_connection_is_counted_each_side_apart(wolfssl):
     got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
     m = got["tls/memory/tls1.3/x25519/ecdsa-p256"]
     assert m["status"] == "ok" and m["note"] == "C allocator statistics (mallinfo2)", m
-    for client, server in zip(m["extra"]["client_bytes"], m["extra"]["server_bytes"]):
+    for client, server in zip(m["figures"]["client_bytes"], m["figures"]["server_bytes"]):
         # a wolfSSL connection holds kilobytes (its buffers, the session's keys), never nothing
-        assert 1_000 < client < 200_000 and 1_000 < server < 200_000, m["extra"]
+        assert 1_000 < client < 200_000 and 1_000 < server < 200_000, m["figures"]
     tls12_hybrid = got["tls/memory/tls1.2/x25519mlkem768/rsa-2048"]
     assert tls12_hybrid["status"] == "n/a" and "is a TLS 1.3 group" in tls12_hybrid["reason"], tls12_hybrid
 
@@ -143,6 +143,6 @@ def test_wolfssl_ecdsa_sign_is_the_signature_alone_as_openssls_is(wolfssl):
     result = run_cli("speed", "--lib", wolfssl.name, "--case", "sig/ecdsa-p256/sign", "--case", "sig/ecdsa-p256/verify",
                      "--metric", "instructions", "--json", "--no-store")
     assert result.returncode == 0, result.stderr
-    per_op = {m["case"]: min(n / ops for n, ops in zip(m["extra"]["instructions"], m["ops"]))
+    per_op = {m["case"]: min(n / ops for n, ops in zip(m["figures"]["instructions"], m["ops"]))
               for m in json.loads(result.stdout)["measurements"]}
     assert per_op["sig/ecdsa-p256/sign"] < 0.7 * per_op["sig/ecdsa-p256/verify"], per_op

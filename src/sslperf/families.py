@@ -6,8 +6,11 @@ Plain data: this module imports nothing of sslperf's. What only the
 harness's catalog knows (which of its ciphers are AEADs, the API topics'
 titles) is added for measured cases by sslperf.measure.groups.
 
-A label function takes a result (sslperf.results.Measurement) and reads its
-fields: case, family, algorithm, operation, size, workload, note."""
+A label function takes a result (sslperf.results.Measurement: case, family,
+algorithm, operation, size, workload, note) and a function that gives its
+case id's named parts (measure.case_ids.parts_of: {"template":
+"tls/handshake", "protocol": …}); only the TLS families call it (the parts
+come from the harness's catalog, which an import need not load)."""
 
 from __future__ import annotations
 
@@ -28,10 +31,37 @@ class Family:
     groups: tuple[str, ...]          # its tables, in display order (API topics come from the catalog)
     table: str                       # terminal table: rates | api | tls | loopback | threads (see table_of)
     throughput: bool = False         # rates are bytes/s (sizes on the x axis)
-    label: Callable[[object], str] | None = None
+    label: Callable[[object, Callable[[], dict]], str] | None = None
 
 
-def _primitive_label(m) -> str:
+def _values(parts: dict, *names: str) -> str:
+    """The named parts' values that the id has, in order, joined by spaces."""
+    return " ".join(str(parts[n]) for n in names if parts.get(n) is not None)
+
+
+def _kind(parts: dict) -> str:
+    """The last literal segment of the id's template: handshake, resume, loopback, quic …"""
+    return str(parts.get("template", "")).rsplit("/", 1)[-1]
+
+
+def _tls_label(m, parts) -> str:
+    p = parts()
+    return f"{_kind(p)} {_values(p, 'protocol', 'resumption', 'group', 'suite', 'cert', 'size', 'context')}"
+
+
+def _request_label(m, parts) -> str:
+    p = parts()
+    quic = _kind(p).startswith("quic")
+    return ("QUIC GET " if quic else "GET ") + _values(p, "protocol", "group", "suite", "cert", "size", "client",
+                                                       "kernel", "path")
+
+
+def _memory_label(m, parts) -> str:
+    p = parts()
+    return ("QUIC " if _kind(p) == "quic-memory" else "") + _values(p, "protocol", "group", "cert")
+
+
+def _primitive_label(m, parts=None) -> str:
     """`aes-128-gcm encrypt 16 B [speed-compat]`."""
     parts = [m.algorithm, "" if m.family in ("digest", "mac", "keygen") else m.operation]
     if m.size is not None:
@@ -50,20 +80,16 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("kem", ("KEMs",), "rates"),
     Family("keygen", ("key generation",), "rates"),
     Family("pke", ("public-key encryption",), "rates"),              # RSA encrypt/decrypt, from imports only
-    Family("api", (), "api", label=lambda m: m.operation),          # the pattern; the group names the topic
+    Family("api", (), "api", label=lambda m, p: m.operation),     # the pattern; the group names the topic
     Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)", TRANSFER_GROUP), "tls",
-           label=lambda m: " ".join(m.case.split("/")[1:])),
-    Family("tls-loopback", ("TLS over loopback (HTTPS GET)", TRANSFER_TCP_GROUP), "loopback",
-           label=lambda m: ("QUIC GET " if m.case.startswith("tls/quic/") else "GET ")
-           + " ".join(m.case.split("/")[2:])),
-    Family("tls-memory", ("TLS memory per connection",), "memory",
-           label=lambda m: ("QUIC " + " ".join(m.case.split("/")[2:4])) if m.case.startswith("tls/quic-memory/")
-           else " ".join(m.case.split("/")[2:5])),
+           label=_tls_label),
+    Family("tls-loopback", ("TLS over loopback (HTTPS GET)", TRANSFER_TCP_GROUP), "loopback", label=_request_label),
+    Family("tls-memory", ("TLS memory per connection",), "memory", label=_memory_label),
     Family("tls-serve", ("Real servers under load (wrk against nginx, HAProxy)",), "serve",
-           label=lambda m: " ".join(m.case.split("/")[2:])),
+           label=lambda m, parts: _values(parts(), "server", "scenario", "protocol", "group", "cert")),
     Family("afalg", ("Kernel crypto (AF_ALG) and the library, per request size",), "rates", throughput=True),
     Family("threads", ("Across threads (rate per thread count; scaling efficiency)",), "threads",
-           label=lambda m: f"{m.algorithm} [{m.note}]: {m.operation}"),
+           label=lambda m, p: f"{m.algorithm} [{m.note}]: {m.operation}"),
 )}
 OTHER = Family("other", ("other operations",), "rates")
 
@@ -78,12 +104,11 @@ def cipher_group(algorithm: str) -> str:
     return AEAD_GROUP if _AEAD_NAME.search(algorithm) else BLOCK_GROUP
 
 
-def tls_group(family_name: str, case_id: str) -> str:
+def tls_group(family_name: str, parts: dict) -> str:
     """TLS in memory (handshakes, resumption or bulk transfer) or over loopback (requests or bulk
-    transfer), by the id's second part."""
-    kind = case_id.split("/")[1]
+    transfer), by the kind of case its template names."""
     second = {"resume": 1, "transfer": 2, "transfer-tcp": 1, "quic-transfer": 1}
-    return FAMILIES[family_name].groups[second.get(kind, 0)]
+    return FAMILIES[family_name].groups[second.get(_kind(parts), 0)]
 
 
 def table_of(group: str, family_name: str) -> str:
@@ -91,9 +116,9 @@ def table_of(group: str, family_name: str) -> str:
     return "transfer" if group in (TRANSFER_GROUP, TRANSFER_TCP_GROUP) else family(family_name).table
 
 
-def label(m) -> str:
-    """A row label for tables."""
-    return (family(m.family).label or _primitive_label)(m)
+def label(m, parts: Callable[[], dict]) -> str:
+    """A row label for tables, from the result and (when its family needs them) its case id's named parts."""
+    return (family(m.family).label or _primitive_label)(m, parts)
 
 
 def _group_key(group: str) -> tuple[int, int]:

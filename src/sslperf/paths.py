@@ -15,10 +15,15 @@ import platformdirs
 
 
 def cache_dir() -> Path:
-    override = os.environ.get("SSLPERF_CACHE_DIR")
-    path = Path(override) if override else Path(platformdirs.user_cache_dir("sslperf"))
+    path = cache_path()
     _make(path, "cache directory", "SSLPERF_CACHE_DIR")
     return path
+
+
+def cache_path() -> Path:
+    """Where the cache is, made or not (for a look that must not make it)."""
+    override = os.environ.get("SSLPERF_CACHE_DIR")
+    return Path(override) if override else Path(platformdirs.user_cache_dir("sslperf"))
 
 
 def data_dir() -> Path:

@@ -12,25 +12,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from sslperf import families
+from sslperf import families, figures
 from sslperf.stats import Summary, describe
 
 METRICS = ("wall", "cpu", "instructions")
-# extra[PROCESS_KEY]: per sample, the id of the worker process that took it.
-PROCESS_KEY = "process"
-# extra[INSTRUCTIONS_KEY]: per sample, the instructions its `ops` operations took (the deterministic tier).
-INSTRUCTIONS_KEY = "instructions"
-# extra[DETERMINISTIC_KEY]: the counts came from sslperf's fixed random stream, so every process counts the same.
+# The figures a result carries beside its samples are declared in sslperf.figures. Two facts that older runs kept
+# among their figures (now the fields counter and deterministic) are still written under these keys by the store.
 DETERMINISTIC_KEY = "deterministic_inputs"
-# extra[COUNTER_KEY]: what counted them, "callgrind" or "perf" (the CPU's own); compare pairs only equal ones.
 COUNTER_KEY = "instruction_counter"
-# extra[CYCLES_KEY]: per sample, the CPU cycles its operations took (perf only).
-CYCLES_KEY = "cycles"
-# extra[REPORTED_CYCLES_KEY]: cycles per operation another tool reported (imports: wolfCrypt's benchmark, from rdtsc).
-REPORTED_CYCLES_KEY = "reported_cycles_per_op"
-# extra[OP_WALL_KEY]: each operation's wall time, ns (TLS handshakes, in memory and across threads): a uniform sample
-# of at most 256 per sample or thread, not one value per sample, for the latency percentiles.
-OP_WALL_KEY = "op_wall_ns"
 LATENCY_PERCENTILES = (50, 75, 90, 99)
 
 
@@ -55,13 +44,17 @@ class Measurement:
     # Rates another tool reported (imports of `openssl speed` / `bssl speed`),
     # in bytes/s or op/s, used when there are no samples of our own.
     reported_rates: list[float] | None = None
-    # Per-sample figures some families add, e.g. TLS's client_cpu_ns / server_cpu_ns.
-    extra: dict[str, list[int]] | None = None
+    # Figures beside the samples, each a list of numbers, named in sslperf.figures (client_cpu_ns, instructions …).
+    figures: dict[str, list[float]] | None = None
+    counter: str | None = None           # what counted the instructions: "callgrind" or "perf" (the CPU's own)
+    deterministic: bool | None = None    # the counts came from sslperf's fixed random stream: every process alike
 
     @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
-        return families.label(self)
+        from sslperf.measure.case_ids import parts_of       # (case_ids makes Measurements: imported here)
+
+        return families.label(self, lambda: parts_of(self.case))
 
     def rates(self, metric: str = "wall") -> list[float]:
         """Per-sample rate: bytes/s for throughput cases, operations/s otherwise;
@@ -70,7 +63,7 @@ class Measurement:
         if self.reported_rates is not None and not self.ops:
             return list(self.reported_rates) if metric != "instructions" else []
         if metric == "instructions":
-            times = (self.extra or {}).get(INSTRUCTIONS_KEY) or []
+            times = (self.figures or {}).get(figures.INSTRUCTIONS) or []
         else:
             times = self.wall_ns if metric == "wall" else self.cpu_ns
         scale = self.bytes_per_op if self.unit == "bytes" else 1
@@ -84,11 +77,11 @@ class Measurement:
         return 1e9 * (self.bytes_per_op if self.unit == "bytes" else 1) / summary.median
 
     def cycles_per_op(self) -> float | None:
-        """Median CPU cycles per operation: counted by perf beside the instructions (CYCLES_KEY), or as another
+        """Median CPU cycles per operation: counted by perf beside the instructions (figures.CYCLES), or as another
         tool reported them; None where neither is known."""
-        extra = self.extra or {}
-        counted = [c / n for c, n in zip(extra.get(CYCLES_KEY) or [], self.ops) if n and c > 0]
-        values = sorted(counted or [v for v in extra.get(REPORTED_CYCLES_KEY) or [] if v > 0])
+        found = self.figures or {}
+        counted = [c / n for c, n in zip(found.get(figures.CYCLES) or [], self.ops) if n and c > 0]
+        values = sorted(counted or [v for v in found.get(figures.REPORTED_CYCLES) or [] if v > 0])
         return statistics.median(values) if values else None
 
     def cycles_per_byte(self) -> float | None:
@@ -101,9 +94,9 @@ class Measurement:
         rates = self.rates(metric)
         return describe(rates) if rates else None
 
-    def extra_micros_per_op(self, key: str) -> float | None:
-        """Median over samples of an extra per-sample figure (ns) per operation, in µs."""
-        values = (self.extra or {}).get(key)
+    def figure_micros_per_op(self, key: str) -> float | None:
+        """Median over samples of a per-sample figure (ns, sslperf.figures) per operation, in µs."""
+        values = (self.figures or {}).get(key)
         if not values or not self.ops:
             return None
         per_op = sorted(v / n / 1000 for v, n in zip(values, self.ops) if n)
@@ -164,9 +157,30 @@ class Run:
         fields = {k: v for k, v in data.items() if k not in ("libs", "measurements")}
         run = Run(**fields)
         run.libs = [LibInfo(**lib) for lib in data.get("libs", [])]
-        run.measurements = [Measurement(**{k: v for k, v in m.items() if k != "summary"})
-                            for m in data.get("measurements", [])]
+        run.measurements = [measurement_from_dict(m) for m in data.get("measurements", [])]
         return run
+
+
+def measurement_from_dict(data: dict) -> Measurement:
+    """A Measurement from its to_dict() form; one written before figures were typed (`extra`, with the counter
+    and the deterministic flag among the figures) is read into the fields of today."""
+    fields = {k: v for k, v in data.items() if k not in ("summary", "extra")}
+    if "extra" in data and "figures" not in data:
+        fields["figures"], facts = split_facts(data["extra"])
+        fields.update(facts)
+    return Measurement(**fields)
+
+
+def split_facts(bag: dict | None) -> tuple[dict | None, dict]:
+    """(the figures, the facts) of a bag that older runs kept as one: facts are what is not a list of numbers."""
+    if not bag:
+        return bag, {}
+    facts = {}
+    if COUNTER_KEY in bag:
+        facts["counter"] = str(bag[COUNTER_KEY])
+    if DETERMINISTIC_KEY in bag:
+        facts["deterministic"] = bool(bag[DETERMINISTIC_KEY])
+    return {k: v for k, v in bag.items() if isinstance(v, list) and k not in (COUNTER_KEY, DETERMINISTIC_KEY)}, facts
 
 
 @dataclass(frozen=True)
@@ -223,29 +237,30 @@ def merge(runs: list[Run]) -> Run:
 
 def cpu_per_request(m: Measurement) -> tuple[float, float] | None:
     """Median server and client CPU time per request (ns) of a GET measurement, where both were counted."""
-    extra = m.extra or {}
-    if m.status != "ok" or not extra.get("server_cpu_ns") or not extra.get("client_cpu_ns"):
+    found = m.figures or {}
+    if m.status != "ok" or not found.get(figures.SERVER_CPU) or not found.get(figures.CLIENT_CPU):
         return None
-    server = statistics.median(c / n for c, n in zip(extra["server_cpu_ns"], extra["served"]))
-    per_round = len(extra["total_ns"]) // len(extra["client_cpu_ns"])
-    return server, statistics.median(c / per_round for c in extra["client_cpu_ns"])
+    server = statistics.median(c / n for c, n in zip(found[figures.SERVER_CPU], found[figures.SERVED]))
+    per_round = len(found[figures.TOTAL]) // len(found[figures.CLIENT_CPU])
+    return server, statistics.median(c / per_round for c in found[figures.CLIENT_CPU])
 
 
 
 def serve_busy(m: Measurement) -> tuple[float, float] | None:
     """(server, client) of a real server under load: the median share of their CPUs they kept busy (1.0: all of
     them throughout). A client busier than the server means the rate was the client's."""
-    extra = m.extra or {}
-    if m.status != "ok" or not m.wall_ns or not extra.get("client_cpu_ns") or not extra.get("server_cpus"):
+    found = m.figures or {}
+    if m.status != "ok" or not m.wall_ns or not found.get(figures.CLIENT_CPU) or not found.get(figures.SERVER_CPUS):
         return None
-    server = statistics.median(c / w / n for c, w, n in zip(m.cpu_ns, m.wall_ns, extra["server_cpus"]))
-    client = statistics.median(c / w / n for c, w, n in zip(extra["client_cpu_ns"], m.wall_ns, extra["client_cpus"]))
+    server = statistics.median(c / w / n for c, w, n in zip(m.cpu_ns, m.wall_ns, found[figures.SERVER_CPUS]))
+    client = statistics.median(c / w / n for c, w, n in zip(found[figures.CLIENT_CPU], m.wall_ns,
+                                                              found[figures.CLIENT_CPUS]))
     return server, client
 
 
 def latency_percentiles(m: Measurement) -> dict[int, float] | None:
     """p50, p75, p90 and p99 of each operation's wall time (ns), where the case kept them."""
-    values = (m.extra or {}).get(OP_WALL_KEY)
+    values = (m.figures or {}).get(figures.OP_WALL)
     if m.status != "ok" or not values:
         return None
     found = np.percentile(values, LATENCY_PERCENTILES)

@@ -5,6 +5,7 @@ test."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 
@@ -56,20 +57,33 @@ def median_ci(values: list[float] | np.ndarray, confidence: float = 0.95) -> tup
     n = len(ordered)
     if n == 0:
         return math.nan, math.nan
+    k = _median_rank(n, confidence)
+    if k < 1:
+        return float(ordered[0]), float(ordered[-1])
+    return float(ordered[k - 1]), float(ordered[n - k])
+
+
+@functools.lru_cache(maxsize=4096)
+def _median_rank(n: int, confidence: float) -> int:
+    """The rank k of median_ci's interval for n values (0: none reaches the
+    confidence), computed once per n: a table of 80,000 results asks for the
+    same few n 80,000 times."""
     alpha = 1 - confidence
     # Largest k with P(B < k) <= alpha/2, so [x_(k), x_(n-k+1)] covers >= confidence.
     k = int(_scipy_stats().binom.ppf(alpha / 2, n, 0.5))
     if k < 1 or _scipy_stats().binom.cdf(k - 1, n, 0.5) > alpha / 2:
         k = max(k - 1, 0)
-    if k < 1:
-        return float(ordered[0]), float(ordered[-1])
-    return float(ordered[k - 1]), float(ordered[n - k])
+    return k
 
 
 def describe(values: list[float] | np.ndarray) -> Summary:
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         raise ValueError("no values to describe")
+    if data.size == 1:              # one figure (an imported rate) is every statistic of itself, exactly
+        value = float(data[0])
+        return Summary(n=1, min=value, max=value, mean=value, median=value, p95=value, p99=value, stdev=0.0,
+                       sum=value, ci_low=value, ci_high=value)
     low, high = median_ci(data)
     return Summary(
         n=int(data.size),

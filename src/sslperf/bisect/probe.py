@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +21,10 @@ from sslperf.libs import build as builder
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
 from sslperf.libs.system import find_system
-from sslperf.measure import certificates, rounds
-from sslperf.measure.modes import run_cases
-from sslperf.measure.runner import Settings
-from sslperf.measure.suites import Case
+from sslperf.measure import certificates, scheduler
+from sslperf.measure.modes import registry
+from sslperf.measure.settings import Settings
+from sslperf.measure.suites import Case, parse_case
 from sslperf.profiling.explain import profile_pair
 from sslperf.results import Measurement, Run
 
@@ -33,18 +32,9 @@ LONGER = 2          # an unclear step is measured again with this many times the
 DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}      # %, when --threshold is not given
 
 
-def choose_metric(requested: str, case: Case | None = None) -> tuple[str, str]:
-    """(the metric that decides each step, why). auto: instructions counted by
-    callgrind where valgrind is installed (they do not move with the
-    machine's load), else wall time; a loopback case (a server and a client
-    process) is always timed by the wall clock."""
-    if case is not None and rounds.handles(case):
-        return rounds.metric(requested, case)
-    if requested != "auto":
-        return requested, "asked for"
-    if shutil.which("valgrind"):
-        return "instructions", "auto: valgrind is installed; counts do not move with the machine's load"
-    return "wall", "auto: valgrind is not installed (install it for the deterministic instruction counts)"
+def choose_metric(requested: str, case: Case) -> tuple[str, str]:
+    """(the metric that decides each step, why): the case's mode's rule (measure.modes.registry.metric)."""
+    return registry.metric(case, requested)
 
 
 @dataclass
@@ -86,7 +76,8 @@ class RealProbe:
     """Builds and measures the points of `space` for `case`."""
 
     def __init__(self, space: Space, case: Case, settings: Settings, judge: Judge, events: Events,
-                 cert_dir: Path | None):
+                 cert_dir: Path | None, options: dict | None = None):
+        self.options = options or {}       # the case's mode's own options (serve-load's plan)
         self.space = space
         self.case = case
         self.settings = settings
@@ -130,12 +121,8 @@ class RealProbe:
         self.events.measuring([self.space.points[i].label for i in indexes], longer)
         started = time.monotonic()
         libs, extra = [self.libs[i] for i in indexes], {"suite": "bisect-step", "metric": self.judge.metric}
-        if rounds.handles(self.case):         # a server and a client over 127.0.0.1, in interleaved rounds
-            run = rounds.run(libs, [self.case], settings, None, "sslperf bisect", extra, self.events.measured,
-                             self.cert_dir)
-        else:
-            run = run_cases(libs, [self.case], settings, None, "sslperf bisect", extra,
-                            progress=self.events.measured, cert_dir=self.cert_dir)
+        run = scheduler.measure(libs, [self.case], settings, None, "sslperf bisect", extra, self.options,
+                                self.events.measured, self.cert_dir)
         self.measure_seconds += time.monotonic() - started
         self.runs.append(run)
         return run
@@ -256,9 +243,9 @@ def _record(result: Bisect, store) -> Run | None:
 
 
 def profiled(case_id: str) -> bool:
-    """Whether a step of this case can be explained by profiling (not a loopback case: callgrind runs the
-    harness's loop in one process, and a loopback case has a server and a client)."""
-    return not rounds.handles(Case(case_id, "tls", "", ""))
+    """Whether a step of this case can be explained by profiling: callgrind runs the harness's loop in one process,
+    so a case of a mode with a server and a client (or several threads) cannot be."""
+    return "instructions" in registry.mode_of(parse_case(case_id)).metrics
 
 
 def explain(result: Bisect, top_boundaries: int = 2) -> None:

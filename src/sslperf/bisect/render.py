@@ -7,12 +7,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sslperf import figures
 from sslperf.bisect.probe import Bisect
 from sslperf.bisect.search import VERDICTS, Boundary, Step
 from sslperf.bisect.space import Space
 from sslperf.compare import Change
 from sslperf.report.verdict_tables import change_text
-from sslperf.results import PROCESS_KEY, Run
+from sslperf.results import Run
 
 METRIC_NAMES = {"instructions": "instructions counted by callgrind in the loop", "wall": "wall time",
                 "cpu": "CPU time"}
@@ -59,7 +60,7 @@ def table_labels(labels: list[str]) -> list[str]:
 
 def processes(run: Run) -> int:
     """Worker processes per library in a step (the n of its paired test)."""
-    pids = [set((m.extra or {}).get(PROCESS_KEY) or []) for m in run.measurements if m.status == "ok"]
+    pids = [set((m.figures or {}).get(figures.PROCESS) or []) for m in run.measurements if m.status == "ok"]
     return min((len(p) for p in pids), default=0)
 
 
@@ -79,7 +80,7 @@ def print_result(result: Bisect, console: Console) -> None:
     console.print(_steps_table(result))
     metric = METRIC_NAMES.get(result.judge.metric, result.judge.metric)
     if outcome.total is not None:
-        console.print(f"Whole change, {label(len(result.space.points) - 1)} against {label(0)}: "
+        console.print(f"Whole change, {escape(label(len(result.space.points) - 1))} against {escape(label(0))}: "
                       f"{short(outcome.total)} ({metric}; a change must pass p < {result.judge.alpha:g} and exceed "
                       f"{outcome.total.threshold * 100:.1f}%{_floor_note(outcome.total)}).")
     for line in _answer(result, label):
@@ -93,7 +94,7 @@ def _floor_note(change: Change) -> str:
 
 def _steps_table(result: Bisect) -> Table:
     names = table_labels([p.label for p in result.space.points])
-    table = Table(title=f"Steps of the bisect of {result.case}", title_justify="left")
+    table = Table(title=f"Steps of the bisect of {escape(result.case)}", title_justify="left")
     for column in ("step", "older", "mid", "newer", "mid vs older", "newer vs mid", "mid is", "n"):
         table.add_column(column, justify="right" if column in ("step", "n") else "left", no_wrap=column != "mid is")
     for step in result.outcome.steps:
@@ -157,10 +158,10 @@ def print_costs(result: Bisect, seconds: float, console: Console) -> None:
     built = [b for b in probe.builds if not b.cached and b.problem is None]
     cached = [b for b in probe.builds if b.cached]
     failed = [b for b in probe.builds if b.problem]
-    parts = [f"{len(built)} built ({', '.join(f'{b.name} {b.seconds:.0f} s' for b in built)})" if built
+    parts = [f"{len(built)} built ({', '.join(f'{escape(b.name)} {b.seconds:.0f} s' for b in built)})" if built
              else "0 built", f"{len(cached)} cached"]
     if failed:
-        parts.append(f"{len(failed)} failed ({', '.join(b.name for b in failed)})")
+        parts.append(f"{len(failed)} failed ({escape(', '.join(b.name for b in failed))})")
     console.print(f"Libraries used: {len(probe.libs)} ({'; '.join(parts)}).")
     profiling = seconds - result.seconds
     console.print(f"Wall time {seconds:.0f} s: building {probe.build_seconds:.0f} s, measuring "

@@ -12,11 +12,10 @@ import hashlib
 import re
 import shutil
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError, UnknownLibrary
 from sslperf.libs import releases, sources
 from sslperf.libs.build import BuildRequest
@@ -165,7 +164,7 @@ def commit_point(git: str, repo: Path, sha: str, label: str, jobs: int) -> Point
 def _detect_at(git: str, repo: Path, sha: str) -> tuple[str, str]:
     """Flavor and version of the tree at `sha`, from the few files that say
     them (read with `git show`, without exporting the tree)."""
-    with tempfile.TemporaryDirectory(dir=paths.subdir("tmp"), prefix="detect-") as tmp:
+    with tempdirs.private_dir("detect", cache=True) as tmp:
         for name in ("VERSION.dat", "include/openssl/opensslv.h", "include/openssl/base.h"):
             shown = run([git, "-C", repo, "show", f"{sha}:{name}"], timeout=60, keep_output=True)
             if shown.returncode == 0:
@@ -181,7 +180,7 @@ def _detect_at(git: str, repo: Path, sha: str) -> tuple[str, str]:
 
 
 def _export(git: str, repo: Path, sha: str, tree: Path) -> None:
-    staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="commit-"))
+    staging = tempdirs.make("commit", cache=True)
     try:
         archive = staging / "tree.tar"
         result = run([git, "-C", repo, "archive", "--format=tar", "-o", archive, sha], timeout=600)
@@ -194,4 +193,4 @@ def _export(git: str, repo: Path, sha: str, tree: Path) -> None:
             shutil.rmtree(tree)
         (staging / "tree").rename(tree)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        tempdirs.remove(staging)

@@ -12,6 +12,7 @@ import click
 from rich.markup import escape
 
 import sslperf
+from sslperf import tempdirs
 from sslperf.cli.common import make_console
 from sslperf.errors import SslperfError
 
@@ -25,7 +26,8 @@ VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
          "bisect": "bisect:bisect", "track": "track:track", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
-         "fleet": "fleet:fleet", "serve-load": "serve_load:serve_load"}
+         "fleet": "fleet:fleet", "serve-load": "serve_load:serve_load",
+         "measure-request": "measure_request:measure_request"}
 
 
 def get_verb(name: str) -> click.Command:
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     if os.environ.get("SSLPERF_EXIT_WITH_PARENT"):
         _exit_with_parent()
     try:
+        tempdirs.sweep()    # what a killed sslperf left in TMPDIR and the cache (its keys, a half-done import)
         cli.main(args=argv, prog_name="sslperf", standalone_mode=False)
     except SslperfError as exc:
         print_error(exc)
@@ -92,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(2)
     except (click.exceptions.Abort, KeyboardInterrupt) as exc:
-        err_console.print(interrupted_message(exc), soft_wrap=True)
+        err_console.print(escape(interrupted_message(exc)), soft_wrap=True)
         sys.exit(130)
     except OSError as exc:              # a path the user gave that cannot be read or written
         where = f" {exc.filename}" if exc.filename else ""

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import click
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from sslperf.bisect import probe, render
 from sslperf.bisect import space as spaces
 from sslperf.cli.common import make_console, store_unless
-from sslperf.cli.libs import RichBuildProgress
+from sslperf.cli.progress import steps
 from sslperf.cli.options import Finite, placement_options
 from sslperf.libs import installed
 from sslperf.measure import environment, plan, suites
@@ -86,7 +85,7 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
     built = {lib.name for lib in installed.built_libs()}
     for line in render.space_lines(space, case.id, built):
         out.print(escape(line), soft_wrap=True)
-    out.print(f"metric: {metric} ({why}); {floor_note}", style="dim", soft_wrap=True)
+    out.print(f"metric: {metric} ({escape(why)}); {escape(floor_note)}", style="dim", soft_wrap=True)
     result = probe.bisect(space, case, settings, judge,
                           _TerminalEvents(out, [p.label.split(" ")[0] for p in space.points]), store)
     if explain and not as_json:
@@ -100,8 +99,8 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
     _print_explanations(result, top)
     render.print_costs(result, seconds, console)
     if result.run is not None and not no_store:
-        console.print(f"[dim]stored as run {result.run.id} (`sslperf runs show {result.run.id}`, "
-                      f"`sslperf report {result.run.id}`)[/dim]")
+        console.print(f"[dim]stored as run {escape(result.run.id)} (`sslperf runs show {escape(result.run.id)}`, "
+                      f"`sslperf report {escape(result.run.id)}`)[/dim]")
 
 
 def _explain(result, out) -> None:
@@ -133,15 +132,13 @@ class _TerminalEvents:
     def __init__(self, out, labels: list[str]):
         self.out = out
         self.labels = labels
-        self.bar: Progress | None = None
+        self.bar = None                    # the measuring steps of the step going on
         self.task = None
 
     @contextlib.contextmanager
     def building(self, label: str):
-        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn())
-        with Progress(*columns, console=self.out, transient=True, disable=not self.out.is_terminal) as bar:
-            yield RichBuildProgress(bar, label)
+        with steps(self.out, f"building {label}") as progress:
+            yield progress
 
     def built(self, build) -> None:
         if build.problem:
@@ -154,17 +151,12 @@ class _TerminalEvents:
                        f"{' again, longer' if longer else ''} …", style="dim")
 
     def measured(self, what: str, done: int, total: int) -> None:
-        if not self.out.is_terminal:
-            return
         if self.bar is None:
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), console=self.out, transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("", total=total)
-        self.bar.update(self.task, description=escape(what), completed=done, total=total)
+            self.bar = steps(self.out, "measuring", prefix=False).__enter__()
+        self.bar.update(what, done, total)
 
     def step(self, step) -> None:
         if self.bar is not None:
-            self.bar.stop()
+            self.bar.__exit__(None, None, None)
             self.bar = None
         self.out.print(escape(render.step_line(self.labels.__getitem__, step)), soft_wrap=True)

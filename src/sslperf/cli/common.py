@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import click
+from rich.markup import escape
 
 from sslperf import userfiles
 from sslperf.errors import SslperfError
@@ -117,14 +118,6 @@ def kept_hint(run, no_store: bool) -> str:
             "elsewhere.")
 
 
-def progress_bar(target):
-    """The measuring verbs' progress: what is being measured, a bar, done of total, time so far (on a terminal)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=target, transient=True, disable=not target.is_terminal)
-
-
 def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store: bool, summary: str) -> None:
     """A measured run to the user: --out written first (if that fails, the tables are printed before the error,
     so no figure is lost), then the tables and `summary` or the JSON, then the refusal of a run that measured
@@ -139,6 +132,39 @@ def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store
     if as_json:
         return show(run, True, console, metric, not no_store)
     show(run, False, console, metric, refuse=False)
-    console.print(f"[dim]{summary}" + ("" if no_store else f"; stored as run {run.id}")
-                  + (f"; JSON written to {out}" if out else "") + "[/dim]")
+    console.print(f"[dim]{escape(summary)}" + ("" if no_store else f"; stored as run {escape(run.id)}")
+                  + (f"; JSON written to {escape(str(out))}" if out else "") + "[/dim]")
     refuse_nothing_measured(run, not no_store)
+
+
+def measure(ctx: click.Context, command: str, console, err_console, metric: str = "wall"):
+    """The one way a measuring command runs: its parsed options become its request (measure.verbs), --list lists
+    the cases, else the scheduler runs it with progress shown and the run is delivered (and returned)."""
+    from sslperf.measure import verbs
+
+    p = ctx.params
+    request = verbs.from_params(command, p)
+    if p.get("list_only"):
+        for case_id in request.cases:
+            click.echo(case_id)
+        return None
+    return deliver_request(ctx, request, console, err_console, metric, p.get("as_json", False), p.get("out"),
+                           p.get("force", False), p.get("no_store", False))
+
+
+def deliver_request(ctx: click.Context, request, console, err_console, metric: str, as_json: bool, out, force: bool,
+                    no_store: bool):
+    """Run `request` with progress shown (on a terminal a bar, off one a line at least every 30 s) and deliver the
+    run; the run."""
+    import time
+
+    from sslperf.cli.progress import steps
+
+    started = time.monotonic()
+    with steps(err_console if as_json else console, "compiling the harness", prefix=False) as progress:
+        run = request.run(store_unless(ctx, no_store), progress,
+                          on_build=lambda what: progress.phase(f"building {what}"), build_progress=progress)
+    deliver(run, console, metric, as_json, out, force, no_store,
+            f"{plural(len(request.cases), 'case')} × {plural(len(run.libs), 'library')} "
+            f"in {time.monotonic() - started:.0f} s")
+    return run

@@ -70,11 +70,12 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
         raise SslperfError("The compared runs have no case in common.",
                            hint="Measure the same suite on each (e.g. `sslperf speed --quick --lib A --lib B`).")
     if fmt == "table":
-        console.print(f"[dim]{floor_note}[/dim]")
+        console.print(f"[dim]{escape(floor_note)}[/dim]")
         below = above_threshold(floors, threshold / 100, {row.cells[0].family for row in result.rows})
         if below:
             console.print(f"[yellow]warning:[/] --threshold {threshold:g}% is below this machine's measured noise "
-                          f"floor for {', '.join(below)}: changes that small are indistinguishable from noise here, "
+                          f"floor for {escape(', '.join(below))}: changes that small are indistinguishable from "
+                          "noise here, "
                           "so the floor is used instead.")
     for line in comparing.picked_lines(columns, runs):       # which run each column is: on stderr when stdout is data
         (console if fmt == "table" else err_console).print(f"[dim]{escape(line)}[/dim]", soft_wrap=True)
@@ -90,8 +91,9 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
     if fail_above is not None:
         regressions = result.regressions(fail_above)
         for row, column, change in regressions:
-            (console if fmt == "table" else err_console).print(f"[bold red]regression:[/] {row.case} on {column.label}: {change.percent:+.1f}% "
-                          f"({change.evidence()})", soft_wrap=True)
+            (console if fmt == "table" else err_console).print(
+                f"[bold red]regression:[/] {escape(row.case)} on {escape(column.label)}: {change.percent:+.1f}% "
+                f"({escape(change.evidence())})", soft_wrap=True)
         if regressions:
             sys.exit(EXIT_REGRESSION)
 
@@ -107,10 +109,12 @@ def _explain(result, top: int) -> None:
     base = result.columns[0]
     for found in explain.slowdowns(result, top):
         if found.problem:
-            console.print(f"[yellow]not explained: {found.row.case} on {found.column.label}: {found.problem}[/]",
+            console.print(f"[yellow]not explained: {escape(found.row.case)} on {escape(found.column.label)}: "
+                          f"{escape(found.problem)}[/]",
                           soft_wrap=True)
             continue
-        console.print(f"[bold]Why {found.row.case} is {-found.change.percent:.1f}% slower on {found.column.label} "
-                      f"than on {base.label}[/] (callgrind, the harness loop only; shares of all instructions):",
+        console.print(f"[bold]Why {escape(found.row.case)} is {-found.change.percent:.1f}% slower on "
+                      f"{escape(found.column.label)} than on {escape(base.label)}[/] (callgrind, the harness loop "
+                      "only; shares of all instructions):",
                       soft_wrap=True)
         print_explanation(*found.profiles, 10, console)

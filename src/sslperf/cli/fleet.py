@@ -54,9 +54,10 @@ def worker(scheduler, tag, cpu_mask, builds, name) -> None:
     Runs carry the host SSLPERF_HOST if set, else the tag. A worker measures
     one suite at a time, and never while another worker on the same host
     measures."""
-    from sslperf.fleet.cluster import serve
+    from sslperf.fleet.cluster import dask, serve
 
     check_tag(tag)
+    dask()                      # the fleet extra, before the worker is announced
     err_console.print(f"worker for machine type {escape(tag)}, scheduler {escape(scheduler)}")
     serve(scheduler, tag, cpu_mask, builds, name)
 
@@ -72,8 +73,8 @@ def machines(scheduler) -> None:
         facts = builds.take_inventory(client, found, [])
     table = Table("machine type", "worker", "host", "architecture", "libc")
     for m in found:
-        table.add_row(escape(m.tag), escape(m.name), escape(facts[m.address]["host"]), facts[m.address]["machine"],
-                      facts[m.address]["libc"])
+        table.add_row(escape(m.tag), escape(m.name), escape(facts[m.address]["host"]),
+                      escape(facts[m.address]["machine"]), escape(facts[m.address]["libc"]))
     console.print(table if found else "No worker offers a machine type yet: start `sslperf fleet worker`.")
 
 
@@ -128,33 +129,36 @@ for _verb in SUITE_VERBS:
 
 
 def _send(ctx, verb: str, scheduler: str, types: tuple[str, ...], timeout: float, args: list[str]) -> None:
-    from sslperf.cli import get_verb
     from sslperf.fleet import builds, cluster, suites
+    from sslperf.measure import verbs
     from sslperf.store.connect import store_url
 
-    parsed = get_verb(verb).make_context(verb, list(args), parent=ctx.find_root()).params   # usage errors now
+    command, parsed = _parsed(ctx, verb, args)          # the verb's own usage errors, now
     refused = [text for key, text in NOT_ON_A_FLEET.items() if parsed.get(key)]
     if refused:
         raise click.UsageError(f"`sslperf fleet {verb}` cannot take {'; '.join(refused)}.")
-    db = store_url(ctx.find_root().obj.get("db"))
-    if not db.startswith("postgresql"):
-        raise FleetError(f"A fleet writes every machine's run into one store, and {db.split(':')[0]} is not one "
-                         "other machines can reach.",
-                         hint="Give a PostgreSQL server with --db postgresql://USER@HOST/DB (or SSLPERF_DB).")
+    db = suites.shared_store(store_url(ctx.find_root().obj.get("db")))
+    request = verbs.from_params(command, parsed)
     store = open_store(ctx)
-    names = [n for n in parsed.get("lib_names") or () if ":" not in n and "=" not in n]
     with cluster.connect(scheduler) as client:
         chosen = cluster.chosen_types(client, types)
-        lacking = builds.missing(client, [m for ms in chosen.values() for m in ms], names)
-        if lacking:
-            raise FleetError("Not every machine has the libraries in hand: " + "; ".join(
-                f"{name} on {m.name} ({m.tag})" for m, name in lacking) + ".",
-                hint=f"Build them across the cluster first: `sslperf fleet build --scheduler {scheduler} "
-                     f"{' '.join(sorted({name for _, name in lacking}))}`.")
-        with console.status(f"sslperf {verb} on {len(chosen)} machine types") as status:
-            fleet_run, outcomes = suites.send(client, store, db, verb, args, chosen, timeout,
+        builds.refuse_missing(client, chosen, request.libs, scheduler)
+        with console.status(f"sslperf {escape(command)} on {len(chosen)} machine types") as status:
+            fleet_run, outcomes = suites.send(client, store, db, request, chosen, timeout,
                                               lambda now: status.update(_progress_line(now)))
     _print_outcomes(fleet_run, outcomes)
+
+
+def _parsed(ctx, verb: str, args: list[str]) -> tuple[str, dict]:
+    """(the command's path, e.g. "tls loopback", its parsed options) of `sslperf VERB ARGS`."""
+    from sslperf.cli import get_verb
+
+    command = get_verb(verb)
+    context = command.make_context(verb, list(args), parent=ctx.find_root())
+    if isinstance(command, click.Group):
+        name, sub, rest = command.resolve_command(context, [*context.protected_args, *context.args])
+        return f"{verb} {name}", sub.make_context(name, rest, parent=context).params
+    return verb, context.params
 
 
 def _progress_line(outcomes: dict) -> str:
@@ -163,14 +167,14 @@ def _progress_line(outcomes: dict) -> str:
 
 
 def _print_outcomes(fleet_run: str, outcomes: list) -> None:
-    table = Table("machine type", "host", "run", "state", "results", title=f"fleet run {fleet_run}")
+    table = Table("machine type", "host", "run", "state", "results", title=f"fleet run {escape(fleet_run)}")
     for o in outcomes:
-        table.add_row(escape(o.tag), escape(o.host or "-"), o.run_id or "-",
-                      o.state or ("failed" if not o.ok else "-"), str(o.results))
+        table.add_row(escape(o.tag), escape(o.host or "-"), escape(o.run_id or "-"),
+                      escape(o.state or ("failed" if not o.ok else "-")), str(o.results))
     console.print(table)
     failed = [o for o in outcomes if not o.ok]
     for o in failed:
-        kept = (f"its run {o.run_id} keeps {o.results} results ({o.state})" if o.run_id
+        kept = (f"its run {escape(o.run_id)} keeps {o.results} results ({escape(str(o.state))})" if o.run_id
                 else "it stored no run")
         err_console.print(f"[bold red]{escape(o.tag)} failed:[/] {escape(o.message)}; {kept}.", soft_wrap=True)
     if failed:

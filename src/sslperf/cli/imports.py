@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from sslperf.cli.common import make_console, open_store
 from sslperf import userfiles
@@ -50,8 +51,8 @@ def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
     for name, run in parsed:
         store.save(run, run.settings.get("source", "import"))
         ok = sum(1 for m in run.measurements if m.status == "ok")
-        console.print(f"imported {name} ({run.settings.get('format')}): {ok} results for "
-                      f"{', '.join(lib.name for lib in run.libs)} as run {run.id}")
+        console.print(f"imported {escape(name)} ({run.settings.get('format')}): {ok} results for "
+                      f"{escape(', '.join(lib.name for lib in run.libs))} as run {escape(run.id)}")
         if show:
             from sslperf.report.terminal import print_run
 

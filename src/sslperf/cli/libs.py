@@ -8,23 +8,17 @@ from pathlib import Path
 
 import click
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
+from sslperf.cli.progress import steps
 from sslperf.cli.common import make_console, plural
 from sslperf.cli.options import out_file_option
 from sslperf.errors import SslperfError
 from sslperf.libs import build as builder
-from sslperf.libs import bundle, describe, installed, releases, variants, versions
+from sslperf.libs import bundle, describe, installed, releases, variants
 
 console = make_console()
+err_console = make_console(stderr=True)
 
 
 @click.group()
@@ -55,11 +49,7 @@ def available(flavors: tuple[str, ...], refresh: bool, as_json: bool) -> None:
     for column in ("flavor", "series", "versions", "source"):
         table.add_column(column)
     for flavor, found in listing.items():
-        series: dict[str, list[releases.Release]] = {}
-        for release in found:
-            key = versions.series(release.version, semver=releases.FLAVORS[flavor].build_system == "cmake")
-            series.setdefault(key, []).append(release)
-        for key, members in series.items():
+        for key, members in releases.by_series(flavor, found).items():
             labels = []
             for i, release in enumerate(members):
                 label = escape(release.version) + (" ✓" if (flavor, release.version) in built else "")
@@ -82,21 +72,6 @@ def list_variants() -> None:
     console.print(table)
     console.print(f"minimal disables: {' '.join(variants.MINIMAL_DISABLE)} "
                   "(options a version's Configure does not know are skipped and listed by `libs info`).")
-
-
-class RichBuildProgress:
-    """Phase and compile N/M for one build, as a rich progress bar."""
-
-    def __init__(self, bar: Progress, label: str):
-        self.bar = bar
-        self.label = label
-        self.task = bar.add_task(f"{label}: fetch", total=None)
-
-    def phase(self, name: str, total: int | None = None) -> None:
-        self.bar.update(self.task, description=f"{escape(self.label)}: {name}", total=total, completed=0)
-
-    def advance(self, steps: int = 1) -> None:
-        self.bar.advance(self.task, steps)
 
 
 @libs.command("build")
@@ -128,24 +103,19 @@ def build_cmd(names, extra_variants, configure_opt, cflags, jobs, source_dir, ta
     """
     requests = builder.requests(names, extra_variants, list(configure_opt), cflags.split(), jobs,
                                 source_dir, tarball, sha256, git_url, tag, custom_name)
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
     for request in requests:
-        label = builder.lib_name(request)
-        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
-            if not console.is_terminal:
-                console.print(f"building {label} …")
-            outcome = builder.build(request, RichBuildProgress(bar, label), force=force)
+        with steps(console, f"building {builder.lib_name(request)}") as progress:
+            outcome = builder.build(request, progress, force=force)
         lib = outcome.lib
         if outcome.cache_hit:
             console.print(f"[green]✓[/] {escape(lib.name)}: cached build ({outcome.seconds:.2f} s) — "
-                          f"{escape(lib.version_string)}, {lib.home}")
+                          f"{escape(lib.version_string)}, {escape(str(lib.home))}")
         else:
             console.print(f"[green]✓[/] {escape(lib.name)}: built in {outcome.seconds:.0f} s — "
-                          f"{escape(lib.version_string)}, {lib.home}")
+                          f"{escape(lib.version_string)}, {escape(str(lib.home))}")
         skipped = lib.info.get("skipped_options")
         if skipped:
-            console.print(f"  options this version does not know, skipped: {' '.join(skipped)}")
+            console.print(f"  options this version does not know, skipped: {escape(' '.join(skipped))}")
 
 
 @libs.command("list")
@@ -153,6 +123,8 @@ def build_cmd(names, extra_variants, configure_opt, cflags, jobs, source_dir, ta
 def list_cmd(as_json: bool) -> None:
     """Libraries in hand: the system OpenSSL, built ones and registered prefixes."""
     found = installed.all_libs()
+    for damaged in installed.damaged_builds():      # said on stderr: the JSON on stdout stays the list
+        err_console.print(f"[yellow]warning:[/] {escape(str(damaged))}")
     if as_json:
         click.echo(json.dumps([describe.record(lib, with_footprint=False) for lib in found], indent=2))
         return
@@ -162,8 +134,8 @@ def list_cmd(as_json: bool) -> None:
     for lib in found:
         where = str(lib.home or lib.prefix or ", ".join(lib.info.get("shared_objects", {}).values()))
         linkage = "static" if lib.linkage and lib.linkage.static else "shared"
-        table.add_row(escape(lib.name), lib.kind, escape(lib.version_string), lib.variant_label, linkage,
-                      escape(where))
+        table.add_row(escape(lib.name), escape(lib.kind), escape(lib.version_string), escape(lib.variant_label),
+                      linkage, escape(where))
     console.print(table)
     if not any(lib.kind == "system" for lib in found):
         console.print("No system OpenSSL found (install libssl-dev and pkg-config to measure it).")
@@ -264,9 +236,10 @@ def import_cmd(file: str) -> None:
     found = bundle.install(click.get_binary_stream("stdin") if file == "-" else Path(file))
     for lib in found:
         if bundle.was_in_hand(lib):
-            console.print(f"= {escape(lib.name)}: already in hand (the same build), kept — {lib.home}")
+            console.print(f"= {escape(lib.name)}: already in hand (the same build), kept — {escape(str(lib.home))}")
             continue
-        console.print(f"[green]✓[/] {escape(lib.name)}: installed — {escape(lib.version_string)}, {lib.home}")
+        console.print(f"[green]✓[/] {escape(lib.name)}: installed — {escape(lib.version_string)}, "
+                      f"{escape(str(lib.home))}")
         moved = lib.info.get("relocated") or {}
         if moved.get("rewritten") or moved.get("patched") or moved.get("kept"):
             console.print(f"  built at another place: {plural(len(moved['rewritten']), 'text file')} rewritten and "
@@ -283,7 +256,8 @@ def import_cmd(file: str) -> None:
 def add_cmd(name: str, prefix: Path) -> None:
     """Register an installed library (e.g. a distro's or your own build) under NAME."""
     lib = installed.register(name, prefix)
-    console.print(f"[green]✓[/] registered {escape(lib.name)}: {escape(lib.version_string)} at {lib.prefix}")
+    console.print(f"[green]✓[/] registered {escape(lib.name)}: {escape(lib.version_string)} at "
+                  f"{escape(str(lib.prefix))}")
 
 
 @libs.command("remove")
@@ -295,10 +269,11 @@ def remove_cmd(ctx, names: tuple[str, ...]) -> None:
 
     for name in names:
         lib = installed.remove(name)
-        console.print(f"removed {escape(lib.name)}" + (f" ({lib.home})" if lib.home else ""))
+        console.print(f"removed {escape(lib.name)}" + (f" ({escape(str(lib.home))})" if lib.home else ""))
         runs = [row["id"] for row in open_store(ctx).list() if lib.name in row["libs"]]
         if runs:
-            console.print(f"  {len(runs)} stored run(s) measured it ({', '.join(runs[:3])}{' …' if len(runs) > 3 else ''}); "
+            console.print(f"  {len(runs)} stored run(s) measured it ({escape(', '.join(runs[:3]))}"
+                          f"{' …' if len(runs) > 3 else ''}); "
                           "they are kept and stay readable, but cannot measure it again until it is rebuilt")
         siblings = [other.name for other in installed.built_libs()
                     if other.flavor == lib.flavor and other.version == lib.version]

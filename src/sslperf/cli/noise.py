@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from sslperf.cli.common import make_console, open_store
@@ -51,19 +52,21 @@ def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, fixed
         click.echo(json.dumps({"host": env["host"], "runs": [r.id for r in runs],
                                "floors": [f.as_dict() for f in floors]}, indent=1))
         return
-    table = Table(title=f"noise floor of {env['host']} ({env.get('cpu_model')}), {lib.name}, {count} runs: the 95th "
+    table = Table(title=f"noise floor of {escape(str(env['host']))} ({escape(str(env.get('cpu_model')))}), "
+                        f"{escape(lib.name)}, {count} runs: the 95th "
                         "percentile of the A/A changes (the largest one)", title_justify="left")
     for column in ("family", "within a run (largest)", f"false verdicts at {threshold:g}%",
                    "across runs (largest)", f"false verdicts at {threshold:g}%"):
         table.add_column(column, justify="left" if column == "family" else "right")
     by = {(f.kind, f.family): f for f in floors}
     for family in sorted({f.family for f in floors}):
-        cells = [family]
+        cells = [escape(family)]
         for kind in ("within", "across"):
             f = by.get((kind, family))
             cells += [f"{f.floor * 100:.1f}% ({f.largest * 100:.1f}%)", f"{f.false_verdicts} of {f.comparisons}"] \
                 if f else ["", ""]
         table.add_row(*cells)
     console.print(table)
-    console.print(f"[dim]stored for {env['host']}; runs {', '.join(r.id for r in runs)}. `sslperf compare` now "
+    console.print(f"[dim]stored for {escape(str(env['host']))}; runs {escape(', '.join(r.id for r in runs))}. "
+                  "`sslperf compare` now "
                   "calls no change smaller than these floors.[/dim]")

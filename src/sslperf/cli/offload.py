@@ -11,6 +11,7 @@ from click.core import ParameterSource
 from rich.markup import escape
 
 from sslperf import userfiles
+from sslperf.cli.progress import steps
 from sslperf.cli.common import make_console, write_output
 from sslperf.cli.options import Finite, out_file_option, placement_options
 
@@ -174,9 +175,8 @@ def bench_cmd(ctx, lib_name: str | None, algorithms: tuple[str, ...], sizes: lis
             afalg_bench.require_af_alg()
         settings = plan.settings(time_ms, samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
         cases = afalg_bench.cases([a for a in known if a in algorithms] or list(known), sizes, user_only)
-        with err_console.status("compiling the harness") as status:
-            run = afalg_bench.measure(lib, cases, settings, store_unless(ctx, no_store),
-                                      lambda what, done, total: status.update(f"{escape(what)} ({done}/{total})"))
+        with steps(err_console, "compiling the harness", prefix=False) as progress:
+            run = afalg_bench.measure(lib, cases, settings, store_unless(ctx, no_store), progress)
         bench = afalg_bench.analyse(run, lib.name)
     config = afalg_bench.engine_section(bench, engine) if config_out else None
     if as_json:

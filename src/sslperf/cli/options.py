@@ -104,6 +104,26 @@ def run_options(time_ms: float | None, samples: int | None, time_help: str = "Ta
     return wrap
 
 
+def depth_options(quick_help: str, full_help: str):
+    """--quick / --full: the suite's depth, given to the command as `depth` (None when
+    neither is given). Two flags of one destination would let click keep the last of
+    them; each is its own flag here, and asked for both the command is refused (exit 2)."""
+    def callback(ctx, param, given):
+        chosen = ctx.params.setdefault("depth", None)
+        if given:
+            if chosen not in (None, param.name):
+                raise click.UsageError("--quick and --full choose the suite's depth; give one of them "
+                                       "(neither: the default depth).", ctx)
+            ctx.params["depth"] = param.name
+
+    def wrap(command):
+        command = click.option("--full", "full", is_flag=True, expose_value=False, callback=callback,
+                               help=full_help)(command)
+        return click.option("--quick", "quick", is_flag=True, expose_value=False, callback=callback,
+                            help=quick_help)(command)
+    return wrap
+
+
 def provider_options(command):
     """--provider / --fips-module: which provider serves each library's algorithms."""
     command = click.option("--fips-module", "fips_modules", multiple=True, metavar="LIB",

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from sslperf.cli.common import make_console, write_output
 from sslperf.cli.options import Finite, OutputPath, force_option, out_dir_callback
@@ -59,8 +60,9 @@ def profile(case_id, lib_name, vs_name, tool, seconds, iterations, top, out, for
         out = out_dir_callback(None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-"
                                                                     f"{case.id.replace('/', '_')}")
     record.check_outputs(out, force, libs, chosen)
-    progress.print(f"profiling with {chosen}: {why}")
-    profiles = record.record_into(out, force, libs, case, chosen, seconds, iterations, progress.print)
+    progress.print(f"profiling with {escape(chosen)}: {escape(why)}")
+    profiles = record.record_into(out, force, libs, case, chosen, seconds, iterations,
+                                  lambda line: progress.print(escape(line)))
     result = render.as_dict(case.id, chosen, why, out, profiles, top)
     write_output(out / "profile.json", json.dumps(result, indent=1), "profile.json", force=force)
     if as_json:

@@ -8,7 +8,8 @@ import json
 import click
 from rich.markup import escape
 
-from sslperf.cli.common import make_console, open_store, progress_bar, store_unless, write_output
+from sslperf.cli.common import make_console, open_store, store_unless, write_output
+from sslperf.cli.progress import steps
 from sslperf.cli.options import out_file_option
 from sslperf.errors import SslperfError
 from sslperf.recommend import advise, decide
@@ -58,13 +59,8 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, f
     floor = int(min_security)
     lib, plain = advise.server_lib(lib_name, fips, fips_module, fmt)        # checked before measuring anything
     runs = [open_store(ctx).load(run_id) for run_id in run_ids]
-    with progress_bar(err_console) as bar:
-        task = bar.add_task("measuring", total=None)
-
-        def report(what: str, done: int, total: int) -> None:
-            bar.update(task, description=escape(what), completed=done, total=total)
-
-        advised = advise.advise(lib, plain, fips, clients, floor, compat, runs, store_unless(ctx, no_store), report)
+    with steps(err_console, "measuring", prefix=False) as progress:
+        advised = advise.advise(lib, plain, fips, clients, floor, compat, runs, store_unless(ctx, no_store), progress)
     result, figures = advised.result, advised.figures
     snippet = render(result, fmt)
     if out:
@@ -78,5 +74,5 @@ def recommend(ctx, lib_name, clients, min_security, compat, fmt, run_ids, out, f
         return
     click.echo(snippet, nl=False)
     if figures.sources:
-        err_console.print(f"[dim]figures from run(s) {', '.join(figures.sources)}"
+        err_console.print(f"[dim]figures from run(s) {escape(', '.join(figures.sources))}"
                           + (f"; snippet written to {escape(str(out))}" if out else "") + "[/dim]")

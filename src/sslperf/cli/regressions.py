@@ -62,12 +62,14 @@ def regressions_cmd(ctx, patterns, hosts, metrics, pvalue, min_change, window, s
         click.echo(json.dumps({"settings": vars(settings), "series": len(series),
                                "change_points": [render.to_dict(c) for c in found]}, indent=1))
         return
-    console.print(f"[dim]{render.method_line(settings, len(series), sum(len(s.points) for s in series))}[/dim]")
+    console.print(f"[dim]{escape(render.method_line(settings, len(series), sum(len(s.points) for s in series)))}[/dim]")
     if not found:
         console.print("No change point" + ("." if show_all else " that slows a series down (--all lists speed-ups)."))
         return
     console.print(render.table(found))
     newest = found[0]
-    console.print(f"To name the commit of the newest ({newest.previous.label} → {newest.point.label}), in a clone of "
+    console.print(f"To name the commit of the newest ({escape(newest.previous.label)} → "
+                  f"{escape(newest.point.label)}), "
+                  f"in a clone of "
                   f"the library's git repository: [bold]{escape(' '.join(render.bisect_command(newest)))}[/] "
                   "(CLONE: its path; --json gives this for every change point).", soft_wrap=True)

@@ -4,6 +4,7 @@ runs, a library across hosts) and PNG/SVG figures for export."""
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from sslperf import userfiles
 from sslperf.cli.common import make_console, open_store
@@ -55,4 +56,4 @@ def report(ctx, run_ids, out, force, formats, metric, baseline, history, hosts_v
     written = directory.write(open_store(ctx), files, run_ids, formats, metric, baseline, history, hosts_view,
                               host_names, case_patterns, lib_names)
     for path in written:
-        console.print(f"wrote {path}")
+        console.print(f"wrote {escape(str(path))}")

@@ -35,12 +35,12 @@ def list_cmd(ctx, as_json: bool) -> None:
         click.echo(json.dumps([{k: v for k, v in row.items() if k not in ("environment", "settings")} | {
             "settings": row["settings"]} for row in rows], indent=1, default=str))
         return
-    table = Table(title=f"Runs in {open_store(ctx).shown_url()}")
+    table = Table(title=f"Runs in {escape(open_store(ctx).shown_url())}")
     for column in ("id", "started", "source", "host", "libraries", "results", "state"):
         table.add_column(column, no_wrap=column in ("id", "started"))
     for row in rows:
         state = describe_state(row["state"], row["started"])
-        table.add_row(row["id"], row["started"], escape(row["source"]), escape(row["host"] or ""),
+        table.add_row(escape(row["id"]), escape(row["started"]), escape(row["source"]), escape(row["host"] or ""),
                       escape(", ".join(row["libs"])), str(row["measurements"]), escape(state))
     console.print(table)
 
@@ -66,7 +66,7 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
                       "or its process was killed[/]")
     elif run.state in ("interrupted", "crashed"):
         cases = len({m.case for m in run.measurements})
-        console.print(f"[yellow]this run is incomplete: it was {run.state} "
+        console.print(f"[yellow]this run is incomplete: it was {escape(run.state)} "
                       f"({'stopped with Ctrl-C' if run.state == 'interrupted' else 'stopped on an error'}) with "
                       f"{cases} case{'' if cases == 1 else 's'} measured; its warnings are at the end[/]")
     elif not run.complete:
@@ -89,7 +89,8 @@ def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
     for full in store.to_delete(run_ids):            # all checked before anything is deleted
         run = store.load(full)
         store.delete(full)
-        console.print(f"deleted {full} ({run.started}, {', '.join(lib.name for lib in run.libs)}, "
+        console.print(f"deleted {escape(full)} ({escape(run.started)}, "
+                      f"{escape(', '.join(lib.name for lib in run.libs))}, "
                       f"{len(run.measurements)} result{'' if len(run.measurements) == 1 else 's'})")
 
 
@@ -118,6 +119,6 @@ def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None, force:
     text = writers[fmt]()
     if out:
         write_output(out, text, f"run {run.id}", force=force)
-        console.print(f"wrote {out}")
+        console.print(f"wrote {escape(str(out))}")
     else:
         click.echo(text, nl=False)

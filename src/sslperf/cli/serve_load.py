@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import click
-from rich.markup import escape
 
-from sslperf.cli.common import deliver, list_cases, make_console, plural, progress_bar, store_unless
-from sslperf.cli.libs import RichBuildProgress
+from sslperf.cli import common
+from sslperf.cli.common import make_console
 from sslperf.cli.options import Finite, out_file_option
-from sslperf.errors import SslperfError
-from sslperf.libs import installed
-from sslperf.measure import pinning, plan, rounds, suites
-from sslperf.serve_load import SCENARIOS, SERVERS, cases as serve_cases
-from sslperf.serve_load.load import Load, check_port
-from sslperf.serve_load.rounds import Plan
+from sslperf.serve_load import SCENARIOS, SERVERS
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -74,60 +66,4 @@ def serve_load(ctx, lib_names, servers, scenarios, protocols, groups, certs, cas
       sslperf serve-load --server nginx --server haproxy --scenario resumed --lib openssl-3.5 --lib openssl-3.6
       sslperf bisect tls/serve/nginx/new/tls1.3/x25519/rsa-2048 --good openssl-3.0.8 --bad openssl-3.6.3
     """
-    if case_ids:
-        chosen = [suites.parse_case(c) for c in case_ids]
-        strays = [c.id for c in chosen if not rounds.serves(c)]
-        if strays:
-            raise SslperfError(f"{strays[0]} is not a real-server case.",
-                               hint="serve-load measures tls/serve/SERVER/SCENARIO/PROTOCOL/GROUP/CERT cases; "
-                                    "`sslperf serve-load --list` shows them.")
-    else:
-        chosen = serve_cases(servers or ("nginx",), scenarios or ("new", "keepalive"), protocols or ("tls1.3",),
-                             groups or ("x25519",), certs or ("rsa-2048",))
-    if list_only:
-        return list_cases(chosen)
-    if port is not None:
-        check_port(port)
-    serve_plan = Plan(Load(connections, seconds, warmup), _cpus(server_cpus, "--server-cpus"),
-                      _cpus(client_cpus, "--client-cpus"), port, server_version)
-    servers_at, clients_at = serve_plan.cpus()
-    if server_cpus and client_cpus and set(servers_at) & set(clients_at):
-        raise SslperfError(f"The server CPUs ({_show(servers_at)}) and wrk's ({_show(clients_at)}) overlap, so the "
-                           "client would compete with the server it measures.",
-                           hint="Give --server-cpus and --client-cpus CPUs apart.")
-    libs = [installed.find(name) for name in lib_names] if lib_names else [installed.find("system")]
-    settings = plan.settings(seconds * 1000, 1, None, True, round_count)
-    store = store_unless(ctx, no_store)
-    started = time.monotonic()
-    target = err_console if as_json else console
-    with progress_bar(target) as bar:
-        task = bar.add_task("building the servers", total=None)
-
-        def report(what: str, done: int, total: int) -> None:
-            bar.update(task, description=escape(what), completed=done, total=total)
-
-        run = rounds.run(libs, chosen, settings, store, "sslperf serve-load",
-                         {"suite": "serve-load", "metric": metric}, report, plan=serve_plan,
-                         build_progress=RichBuildProgress(bar, "servers"))
-    deliver(run, console, metric, as_json, out, force, no_store,
-            f"{plural(len(chosen), 'case')} × {plural(len(libs), 'library')} × {round_count} rounds in "
-            f"{time.monotonic() - started:.0f} s; server on CPU {_show(servers_at)}, wrk on CPU {_show(clients_at)}")
-
-
-def _cpus(text: str | None, option: str) -> tuple[int, ...] | None:
-    if text is None:
-        return None
-    try:
-        cpus = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise SslperfError(f"{option} {text} is not a list of CPU numbers.", hint=f"e.g. {option} 0 or 0,1.") from None
-    allowed = pinning.allowed()
-    strays = [c for c in cpus if c not in allowed]
-    if strays or not cpus:
-        raise SslperfError(f"{option} {text}: CPU {strays[0] if strays else text} is not one this process may run on.",
-                           hint=f"Choose among {_show(tuple(allowed))}.")
-    return cpus
-
-
-def _show(cpus: tuple[int, ...]) -> str:
-    return ",".join(str(c) for c in cpus)
+    common.measure(ctx, "serve-load", console, err_console, metric)

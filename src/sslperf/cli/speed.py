@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import click
-from rich.markup import escape
 
-from sslperf.cli.common import deliver, list_cases, make_console, plural, progress_bar, store_unless
-from sslperf.cli.options import placement_options, provider_options, run_options, thread_options
-from sslperf.libs import fips
-from sslperf.measure import environment, modes, plan, suites
+from sslperf.cli import common
+from sslperf.cli.common import make_console
+from sslperf.cli.options import depth_options, placement_options, provider_options, run_options, thread_options
+from sslperf.measure import environment
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -18,8 +15,8 @@ err_console = make_console(stderr=True)
 
 @click.command()
 @run_options(None, None, "Target wall time of one sample, in ms (default: the depth's).")
-@click.option("--quick", "depth", flag_value="quick", help="A core set of cases, ~20 ms samples (under a minute).")
-@click.option("--full", "depth", flag_value="full", help="Every case, longer samples, all key generations.")
+@depth_options("A core set of cases, ~20 ms samples (under a minute).",
+               "Every case, longer samples, all key generations.")
 @click.option("--sizes", help="Extra buffer sizes for ciphers, digests and MACs, e.g. 1350,4096.")
 @click.option("--workload", type=click.Choice(["record", "speed-compat", "both"]), default="record",
               show_default=True,
@@ -49,31 +46,4 @@ def speed(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, forc
       sslperf speed --case cipher/aes-128-gcm/encrypt/16384 --threads 1,2 --lib openssl-3.0 --lib openssl-3.6
       sslperf speed --quick --lib openssl-3.6 --provider default --provider fips --fips-module openssl-3.1.2+fips
     """
-    depth = depth or "default"
-    workloads = ("record", "speed-compat") if workload == "both" else (workload,)
-    extra_sizes = suites.parse_sizes(sizes) if sizes else ()
-    cases = suites.select([suites.parse_case(c) for c in case_ids] if case_ids else
-                          suites.suite(depth, extra_sizes, workloads), patterns)
-    if list_only:
-        return list_cases(cases)
-    plan_of_depth = suites.DEPTHS[depth]
-    settings = plan.settings(time_ms or plan_of_depth.target_ms, samples or plan_of_depth.samples, cpu, no_pin,
-                             processes, cpu_mask, metric, fixed_layout)
-    libs = fips.columns(lib_names, providers, fips_modules)
-    store = store_unless(ctx, no_store)
-    started = time.monotonic()
-    if thread_list:
-        run = modes.run_threads(libs, cases, store, tuple(plan.counts(thread_list, "--threads", plan.MAX_THREADS)),
-                                thread_seconds, thread_mode, "sslperf speed")
-        metric = "wall"
-    else:
-        with progress_bar(console if not as_json else err_console) as bar:
-            task = bar.add_task("compiling the harness", total=None)
-
-            def report(what: str, done: int, total: int) -> None:
-                bar.update(task, description=escape(what), completed=done, total=total)
-
-            run = modes.run_cases(libs, cases, settings, store, "sslperf speed",
-                                  {"depth": depth, "workload": workload, "metric": metric}, progress=report)
-    deliver(run, console, metric, as_json, out, force, no_store,
-            f"{plural(len(cases), 'case')} × {plural(len(libs), 'library')} in {time.monotonic() - started:.0f} s")
+    common.measure(ctx, "speed", console, err_console, "wall" if thread_list else metric)

@@ -1,97 +1,183 @@
-"""`sslperf tls`: what a handshake costs."""
+"""`sslperf tls`: what TLS costs, one subcommand per measurement — handshake (in memory; the default), loopback,
+transfer, memory, threads and quic — each with only its own options and its own --list. The flag spellings of
+before (`tls --loopback`, `--quic`, `--threads` …) still work: they are read as the subcommand they meant, and the
+new spelling is said once."""
 
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
-from sslperf.cli.common import list_cases, make_console, show, store_unless, write_output
-from sslperf.cli.options import placement_options, provider_options, run_options, thread_options
-from sslperf.libs import fips, installed
-from sslperf.measure import modes, plan, suites
+from sslperf.cli import legacy_tls
+from sslperf.cli import common
+from sslperf.cli.common import make_console
+from sslperf.cli.options import (Finite, depth_options, out_file_option, placement_options, provider_options,
+                                 run_options)
 
 console = make_console()
 err_console = make_console(stderr=True)
 
 
-@click.command()
-@run_options(50, 10)
-@click.option("--quick", "depth", flag_value="quick", help="Eight cases: the curl pattern, groups, resumption.")
-@click.option("--full", "depth", flag_value="full", help="Every protocol × group × certificate × SSL_CTX reuse.")
-@click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable).")
-@click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
-@click.option("--loopback", is_flag=True,
-              help="Instead: real HTTPS GETs over 127.0.0.1 (connect, pretransfer, total per request), with a "
-                   "new SSL_CTX per request (curl's way) and with a shared one.")
-@click.option("--quic", is_flag=True,
-              help="Instead: GETs each on a new QUIC connection over 127.0.0.1 UDP (OpenSSL 3.5+'s own QUIC "
-                   "stack), beside the same GETs over TCP+TLS 1.3, so each QUIC row says what QUIC costs.")
-@click.option("--path", "net_path", metavar="SETTINGS",
-              help="With --quic: run over an emulated network path, e.g. rtt=50ms,jitter=2ms,loss=1% (sslperf's "
-                   "user-space UDP relay; each result records its path and is compared only with the same path).")
-@click.option("--requests", type=click.IntRange(1, 10000), default=30, show_default=True,
-              help="Requests per loopback or QUIC measurement (the curl regression report timed 30).")
-@click.option("--client", "client_kind", type=click.Choice(["harness", "curl", "both"]), default="harness",
-              show_default=True,
-              help="With --loopback: who makes the requests. curl: a real curl built from source against each "
-                   "library (cached), one process per request, timed by curl's own -w; both: side by side with "
-                   "the harness's curl-like client.")
-@click.option("--curl", "curl_spec", metavar="VERSION",
-              help="With --client curl/both: which curl (e.g. 8.17; default the newest the curl-sys crate carries; "
-                   "curl 8.18 and later need OpenSSL 3.0).")
-@click.option("--server-lib", help="Library of the loopback server (default: the same as the client), so the "
-                                   "client side of a version change is seen alone.")
-@thread_options(("shared", "own", "libctx"), "shared", "the chosen cases (default: the curl pattern's handshake)")
-@click.option("--transfer", is_flag=True,
-              help="Instead of handshakes: bulk transfer after one handshake (SSL_write/SSL_read in memory) per "
-                   "protocol, cipher suite and write size (1 KiB, 16 KiB, 1 MiB), send and receive CPU apart; with "
-                   "--loopback, over a real loopback TCP connection, kernel TLS off and on.")
-@click.option("--memory", is_flag=True,
-              help="Instead: bytes the library holds per established connection (client and server apart) and "
-                   "the peak during the handshake, with --connections pairs taken through the handshake in "
-                   "lockstep; with --quic, per QUIC connection beside TLS 1.3's.")
-@click.option("--connections", default="100,1000", show_default=True,
-              help="With --memory: how many connections at once (a comma-separated list).")
-@provider_options
-@placement_options
-@click.pass_context
-def tls(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, case_ids, list_only,
-        loopback, quic, net_path, requests, client_kind, curl_spec, server_lib, thread_list, thread_seconds,
-        thread_mode, transfer, memory, connections, providers, fips_modules, cpu, no_pin, fixed_layout,
-        processes) -> None:
-    """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in
-    one process), per group and certificate type, with a shared client
-    SSL_CTX or a new one with a CA load per connection (what curl did in the
-    1.1.1 → 3.0 regression). Each handshake is checked for the version, group
-    and cipher asked.
+class TlsGroup(click.Group):
+    """`tls` alone runs the in-memory handshakes; old flag spellings become their subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        translated, said = legacy_tls.translate(args, list(self.commands))
+        if said:
+            err_console.print(f"[yellow]note:[/] {escape(said)}", soft_wrap=True)
+        if not translated or translated[0] not in self.commands and translated[0] not in ("--help", "-h"):
+            translated = ["handshake", *translated]        # the default subcommand, options and all
+        return super().parse_args(ctx, translated)
+
+
+def _listing(options: list):
+    def wrap(command):
+        for decorate in reversed(options):
+            command = decorate(command)
+        return command
+    return wrap
+
+
+_libs = [click.option("--lib", "-l", "lib_names", multiple=True, help="Library to measure (repeatable; default: "
+                      "system)."),
+         click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or "
+                      "substring."),
+         click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable)."),
+         click.option("--list", "list_only", is_flag=True, help="List the cases this command would run, and stop.")]
+_output = [click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables."),
+           out_file_option("Also write the run as JSON here."),
+           click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")]
+_rounds = click.option("--rounds", type=click.IntRange(1, 100), default=3, show_default=True,
+                       help="Rounds, each with fresh processes, every library once per round in turn (A B, B A …).")
+_server_lib = click.option("--server-lib", help="Library of the loopback server (default: the same as the client), "
+                                                "so the client side of a version change is seen alone.")
+
+
+@click.group(cls=TlsGroup)
+def tls() -> None:
+    """What TLS costs: handshakes in memory (the default), over loopback, bulk transfer, memory per connection,
+    threads and QUIC. Every subcommand interleaves its libraries in rounds and checks each handshake for the
+    version, group and cipher asked for.
 
     \b
     Examples (the curl 1.1.1 → 3.0 regression: 3.0 made new connections slower):
       sslperf tls --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
-      sslperf tls --loopback --lib openssl-1.1.1w --lib openssl-3.0 --requests 30
-      sslperf tls --loopback --lib openssl-3.0 --server-lib openssl-1.1.1w
-      sslperf tls --loopback --client both --lib openssl-1.1.1w --lib openssl-3.0.2 --lib openssl-3.1.3
-      sslperf tls --quic --lib openssl-3.5 --lib openssl-3.6 --lib openssl-4.0
-      sslperf tls --quic --transfer --path rtt=50ms --lib openssl-3.5 --lib openssl-3.6
-      sslperf tls --quic --memory --lib openssl-3.5 --lib openssl-4.0
-      sslperf tls --threads 1,2,4 --lib openssl-3.0 --lib openssl-3.6
-      sslperf tls --transfer --lib openssl-3.6 --lib boringssl
+      sslperf tls loopback --lib openssl-1.1.1w --lib openssl-3.0
+      sslperf tls loopback --client both --lib openssl-3.0.2 --lib openssl-3.1.3
+      sslperf tls transfer --lib openssl-3.6 --lib boringssl
+      sslperf tls memory --lib openssl-1.1.1w --lib openssl-3.6
+      sslperf tls threads --threads 1,2 --lib openssl-3.0 --lib openssl-3.6
+      sslperf tls quic --lib openssl-3.5 --lib openssl-3.6
     """
-    if case_ids:
-        cases = [suites.parse_case(c) for c in case_ids]
-    else:
-        cases = (suites.transfer_suite if transfer else suites.tls_suite)(depth or "default")
-    cases = suites.select(cases, patterns)
-    if list_only:
-        return list_cases(cases)
-    request = plan.tls_request(loopback, transfer, memory, thread_list, client_kind, thread_mode, connections,
-                               time_ms, samples, requests=requests, curl=curl_spec, thread_seconds=thread_seconds,
-                               server=installed.find(server_lib) if server_lib else None, quic=quic,
-                               path=net_path,
-                               chosen=bool(case_ids or patterns))
-    settings = plan.settings(time_ms, samples, cpu, no_pin, processes, metric=metric, fixed_layout=fixed_layout)
-    libs = fips.columns(lib_names, providers, fips_modules)
-    run = modes.tls(request, libs, cases, settings, store_unless(ctx, no_store),
-                    lambda what: err_console.print(f"building {what} (cached after the first time) …"))
-    if out:
-        write_output(out, run.to_json(), "the run", force=force)
-    show(run, as_json, console, metric if request.mode == "runner" else "wall", not no_store)
+
+
+@tls.command()
+@run_options(50, 10)
+@depth_options("Eight cases: the curl pattern, groups, resumption.",
+               "Every protocol × group × certificate × SSL_CTX reuse.")
+@_listing(_libs[2:])
+@provider_options
+@placement_options
+@click.pass_context
+def handshake(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, case_ids,
+              list_only, providers, fips_modules, cpu, no_pin, fixed_layout, processes) -> None:
+    """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in one process), per group and
+    certificate, with a shared client SSL_CTX or a new one with a CA load per connection (what curl did)."""
+    common.measure(ctx, "tls handshake", console, err_console, metric)
+
+
+@tls.command()
+@_listing(_libs)
+@click.option("--requests", type=click.IntRange(1, 10000), default=10, show_default=True,
+              help="GETs per library per round (3 rounds of 10: the 30 the curl regression report timed).")
+@_rounds
+@click.option("--client", "client_kind", type=click.Choice(["harness", "curl", "both"]), default="harness",
+              show_default=True, help="Who makes the requests: the harness's curl-like client (a new and a shared "
+              "SSL_CTX), a real curl built against each library (one process per request, timed by its -w), or "
+              "both side by side.")
+@click.option("--curl", "curl_spec", metavar="VERSION", help="With --client curl/both: which curl (e.g. 8.17; curl "
+              "8.18 and later need OpenSSL 3.0).")
+@_server_lib
+@_listing(_output)
+@provider_options
+@click.pass_context
+def loopback(ctx, lib_names, patterns, case_ids, list_only, requests, rounds, client_kind, curl_spec, server_lib,
+             as_json, out, force, no_store, providers, fips_modules) -> None:
+    """Real HTTPS GETs over 127.0.0.1: time to connect, to a finished handshake and to the whole response."""
+    common.measure(ctx, "tls loopback", console, err_console)
+
+
+@tls.command()
+@run_options(50, 10, "Target wall time of one sample in ms (with --tcp: how long each round writes).")
+@depth_options("One write size per cipher suite.", "Every protocol × suite × write size.")
+@_listing(_libs[2:])
+@click.option("--tcp", is_flag=True, help="Over a real loopback TCP connection, kernel TLS off and on, a fresh "
+              "server and client per round.")
+@click.option("--rounds", type=click.IntRange(1, 100), help="With --tcp: rounds (default 3).")
+@provider_options
+@placement_options
+@click.pass_context
+def transfer(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, case_ids,
+             list_only, tcp, rounds, providers, fips_modules, cpu, no_pin, fixed_layout, processes) -> None:
+    """Bulk transfer after one handshake (SSL_write/SSL_read), per protocol, cipher suite and write size, the
+    sending and receiving CPU apart."""
+    common.measure(ctx, "tls transfer", console, err_console, "wall" if tcp else metric)
+
+
+@tls.command()
+@_listing(_libs)
+@click.option("--connections", default="100,1000", show_default=True,
+              help="How many connections at once (a comma-separated list).")
+@_listing(_output)
+@provider_options
+@click.pass_context
+def memory(ctx, lib_names, patterns, case_ids, list_only, connections, as_json, out, force, no_store, providers,
+           fips_modules) -> None:
+    """Bytes the library holds per established connection (client and server apart) and the peak during the
+    handshake, with N pairs taken through the handshake in lockstep."""
+    common.measure(ctx, "tls memory", console, err_console)
+
+
+@tls.command()
+@_listing(_libs)
+@click.option("--threads", "thread_list", metavar="N,N,…", default="1,2", show_default=True,
+              help="Thread counts (each count's rate and its scaling efficiency).")
+@click.option("--thread-seconds", type=Finite(0.1, 60), default=2.0, show_default=True,
+              help="How long every thread count runs, per round.")
+@click.option("--thread-mode", type=click.Choice(("shared", "own", "libctx")), default="shared", show_default=True,
+              help="shared: handshakes on one SSL_CTX pair shared by all threads; own: each thread its own "
+                   "contexts; libctx: also its own OSSL_LIB_CTX (OpenSSL 3.0+).")
+@click.option("--transfer", is_flag=True, help="Bulk transfer cases (the quick transfer suite) instead of "
+              "handshakes, when no --case is given.")
+@_rounds
+@_listing(_output)
+@provider_options
+@click.pass_context
+def threads(ctx, lib_names, patterns, case_ids, list_only, thread_list, thread_seconds, thread_mode, transfer,
+            rounds, as_json, out, force, no_store, providers, fips_modules) -> None:
+    """Handshakes across threads (`sslperf scale` sweeps any case and explains the curve)."""
+    common.measure(ctx, "tls threads", console, err_console)
+
+
+@tls.command()
+@_listing(_libs)
+@click.option("--requests", type=click.IntRange(1, 10000), default=10, show_default=True,
+              help="GETs per library per round.")
+@_rounds
+@click.option("--path", "net_path", metavar="SETTINGS", help="Over an emulated network path, e.g. "
+              "rtt=50ms,jitter=2ms,loss=1% (sslperf's user-space UDP relay; results are compared only with the "
+              "same path).")
+@click.option("--transfer", is_flag=True, help="Instead: bulk transfer on one QUIC stream beside TLS 1.3 over TCP.")
+@click.option("--time", "time_ms", type=Finite(1, 10000), default=250, show_default=True,
+              help="With --transfer: how long each round writes, in ms.")
+@click.option("--memory", "memory_", is_flag=True, help="Instead: bytes per QUIC connection beside TLS 1.3's.")
+@click.option("--connections", default="100,1000", show_default=True, help="With --memory: connections at once.")
+@click.option("--clients", "client_threads", metavar="N,N,…", help="Instead: GETs from N client threads at once.")
+@_server_lib
+@_listing(_output)
+@click.pass_context
+def quic(ctx, lib_names, patterns, case_ids, list_only, requests, rounds, net_path, transfer, time_ms, memory_,
+         connections, client_threads, server_lib, as_json, out, force, no_store) -> None:
+    """QUIC over loopback UDP (OpenSSL 3.5+'s own stack) beside TLS 1.3 over TCP: GETs each on a new connection
+    (default), bulk transfer, memory per connection, or N clients at once."""
+    common.measure(ctx, "tls quic", console, err_console)

@@ -13,7 +13,7 @@ from sslperf import track as tracking
 from sslperf.cli.common import make_console, open_store
 from sslperf.cli.options import placement_options
 from sslperf.errors import SslperfError
-from sslperf.measure import plan, rounds, suites
+from sslperf.measure import plan, suites
 
 console = make_console()
 
@@ -49,19 +49,8 @@ def track(ctx, git_repo, branch, limit, depth, case_ids, patterns, metric, jobs,
       sslperf track --git ~/src/openssl --case tls/handshake/tls1.3/x25519/ecdsa-p256/shared --metric instructions
       sslperf track --git ~/src/openssl --case tls/serve/nginx/new/tls1.3/x25519/rsa-2048 --metric wall
     """
-    metrics = (("wall", "instructions") if shutil.which("valgrind") else ("wall",)) if metric in (None, "both") \
-        else (metric,)
-    if metric == "both" and not shutil.which("valgrind"):
-        raise SslperfError("--metric both counts instructions with valgrind, which is not installed.",
-                           hint="Install it (`sudo apt-get install valgrind`) or give --metric wall.")
     cases = suites.select([suites.parse_case(c) for c in case_ids] if case_ids else suites.suite("quick"), patterns)
-    if not cases:
-        raise SslperfError("No case to measure: --filter matched none.", hint="`sslperf speed --quick --list` lists them.")
-    if all(rounds.handles(c) for c in cases) and "instructions" in metrics:
-        if metric == "instructions":
-            raise SslperfError("--metric instructions cannot measure these cases: each is a server and a client "
-                               "process over 127.0.0.1, timed by the wall clock.", hint="Use --metric wall.")
-        metrics = ("wall",)
+    metrics = tracking.metrics(metric, cases, bool(shutil.which("valgrind")))
     quick = suites.DEPTHS["quick"]
     settings = {m: plan.settings(quick.target_ms, quick.samples, cpu, no_pin, processes, None, m, fixed_layout)
                 for m in metrics}

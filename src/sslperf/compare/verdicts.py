@@ -32,7 +32,8 @@ import math
 from dataclasses import dataclass, field
 
 from sslperf.measure.suites import select_ids
-from sslperf.results import COUNTER_KEY, DETERMINISTIC_KEY, PROCESS_KEY, Measurement, Run
+from sslperf import figures
+from sslperf.results import Measurement, Run
 from sslperf.stats import (
     RatioTest,
     Summary,
@@ -130,7 +131,7 @@ class Comparison:
 
 def _by_process(m: Measurement, values: list[float]) -> list[list[float]] | None:
     """`values` (one per sample) grouped by the worker process that took them, in order."""
-    pids = (m.extra or {}).get(PROCESS_KEY)
+    pids = (m.figures or {}).get(figures.PROCESS)
     if not pids or len(pids) != len(values):
         return None
     groups: dict[int, list[float]] = {}
@@ -141,13 +142,13 @@ def _by_process(m: Measurement, values: list[float]) -> list[list[float]] | None
 
 def _counter(m: Measurement) -> str:
     """What counted a measurement's instructions (older runs: callgrind, the only counter then)."""
-    return str((m.extra or {}).get(COUNTER_KEY) or "callgrind")
+    return m.counter or "callgrind"
 
 
 def _exact(m: Measurement, rates: list[float]) -> bool:
     """Counts made from deterministic inputs that repeat in every process (to
     a part in a million); a single such count stands for all of them."""
-    return (bool((m.extra or {}).get(DETERMINISTIC_KEY)) and bool(rates)
+    return (bool(m.deterministic) and bool(rates)
             and max(rates) <= min(rates) * (1 + 1e-6))
 
 

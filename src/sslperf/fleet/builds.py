@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sslperf.fleet import tasks
-from sslperf.fleet.cluster import BUILD, FleetError, Machine
+from sslperf.fleet.cluster import BUILD, FleetError, Machine, dask
 
 
 @dataclass
@@ -41,7 +41,7 @@ def missing(client, workers: list[Machine], names: list[str]) -> list[tuple[Mach
 def build_matrix(client, workers: list[Machine], names: list[str],
                  progress: Callable[[str], None] = lambda what: None) -> list[LibOutcome]:
     """Make every library in `names` in hand on every worker in `workers`."""
-    from distributed import as_completed
+    as_completed = dask().as_completed
 
     found = take_inventory(client, workers, names)
     kinds: dict[str, list[Machine]] = {}
@@ -97,3 +97,15 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, FleetError):
         return exc.message + (f" {exc.hint}" if exc.hint else "")
     return f"{type(exc).__name__}: {exc}"
+
+
+def refuse_missing(client, chosen: dict, names: list[str], scheduler: str) -> None:
+    """Refuse a suite before it is sent when a machine of `chosen` (type → machines) lacks one of the libraries
+    `names` (a name with a provider, NAME:fips…, is checked by its own part)."""
+    plain = [n for n in names if ":" not in n and "=" not in n]
+    lacking = missing(client, [m for ms in chosen.values() for m in ms], plain)
+    if lacking:
+        raise FleetError("Not every machine has the libraries in hand: " + "; ".join(
+            f"{name} on {m.name} ({m.tag})" for m, name in lacking) + ".",
+            hint=f"Build them across the cluster first: `sslperf fleet build --scheduler {scheduler} "
+                 f"{' '.join(sorted({name for _, name in lacking}))}`.")

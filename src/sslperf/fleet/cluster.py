@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from sslperf import proc
 from sslperf.errors import SslperfError
-from sslperf.measure import environment
+from sslperf.measure import environment, hostlock
 
 MACHINE = "machine:"            # resource prefix: one unit per worker, held by a measurement
 BUILD = "build"                 # resource: concurrent builds a worker accepts
@@ -48,9 +48,22 @@ def check_tag(tag: str) -> str:
     return tag
 
 
+def dask():
+    """Dask's `distributed`, the one way the fleet reaches it: an optional dependency
+    (the `fleet` extra), so its absence is a one-paragraph error, not a traceback."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise FleetError(f"`sslperf fleet` needs Dask's distributed package, which sslperf installs only with its "
+                         f"`fleet` extra; it cannot be imported here ({exc}).",
+                         hint="Install it with `pip install 'sslperf[fleet]'` (in this repository's .venv: "
+                              "`.venv/bin/pip install -e '.[fleet]'`) here and on every worker.") from None
+    return distributed
+
+
 def connect(address: str):
     """A Dask client of the scheduler at `address`, or a one-paragraph error."""
-    from distributed import Client
+    Client = dask().Client
 
     try:
         return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
@@ -90,7 +103,7 @@ def serve(scheduler: str, tag: str, cpu_mask: str | None, builds: int, name: str
     """Run a Dask worker for this machine until it is stopped. Runs it makes
     carry the host SSLPERF_HOST, else the tag; `cpu_mask` applies to every
     measurement it makes (a machine type without AES-NI, say)."""
-    from distributed import Worker
+    Worker = dask().Worker
 
     check_tag(tag)
     if cpu_mask:
@@ -114,7 +127,8 @@ def serve(scheduler: str, tag: str, cpu_mask: str | None, builds: int, name: str
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, lambda signum, frame: _exit_now(130))
     try:
-        asyncio.run(run())
+        with hostlock.serving():            # every run on this host now holds the measuring lock
+            asyncio.run(run())
     except BaseException:
         proc.stop_children()
         raise

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sslperf.fleet import tasks
-from sslperf.fleet.cluster import MACHINE, Machine, machines
+from sslperf.fleet.cluster import MACHINE, FleetError, Machine, machines
 
 POLL_SECONDS = 1.0
 SETTLE_SECONDS = 15      # for a dying worker's child to end its run as interrupted (SIGTERM), before we mark it
@@ -41,14 +41,24 @@ class Outcome:
     message: str = ""
 
 
-def send(client, store, db: str, verb: str, args: list[str], types: dict[str, list[Machine]], timeout: float,
+def shared_store(db: str) -> str:
+    """`db` when every machine can reach it (PostgreSQL); a fleet cannot gather its runs anywhere else."""
+    if not db.startswith("postgresql"):
+        raise FleetError(f"A fleet writes every machine's run into one store, and {db.split(':')[0]} is not one "
+                         "other machines can reach.",
+                         hint="Give a PostgreSQL server with --db postgresql://USER@HOST/DB (or SSLPERF_DB).")
+    return db
+
+
+def send(client, store, db: str, request, types: dict[str, list[Machine]], timeout: float,
          progress: Callable[[dict[str, Outcome]], None] = lambda outcomes: None) -> tuple[str, list[Outcome]]:
-    """Run `sslperf VERB ARGS` on one worker of each type in `types`; the
-    fleet run's id and an Outcome per type once every type has ended."""
+    """Run `request` (measure.request.Request) on one worker of each type in `types`; the fleet run's id and an
+    Outcome per type once every type has ended."""
+    verb = request.source.removeprefix("sslperf ").replace(" ", "-")
     fleet_run = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     # Runs started from now on (5 minutes of slack for machines whose clocks run behind this one).
     since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)).isoformat(timespec="seconds")
-    futures = {tag: client.submit(tasks.measure, verb, args, db, f"{fleet_run}:{tag}", timeout,
+    futures = {tag: client.submit(tasks.measure, request.to_json(), db, f"{fleet_run}:{tag}", timeout,
                                   resources={f"{MACHINE}{tag}": 1}, pure=False, retries=0,
                                   key=f"sslperf-{verb}-{tag}-{fleet_run}")
                for tag in types}

@@ -1,13 +1,15 @@
 """What runs on a fleet worker. Each function is a Dask task: plain
 arguments in, plain values out, errors as FleetError with the machine named.
 
-A measurement is the real `sslperf` command in a child process: it records
-into the store as it goes, a hang ends at its timeout, and if the worker
-dies the child gets SIGTERM and keeps what it measured (see cli.main)."""
+A measurement is the request a verb makes (measure.request.Request, sent as
+JSON), run by `sslperf measure-request` in a child process: it records into
+the store as it goes, a hang ends at its timeout, and if the worker dies the
+child gets SIGTERM and keeps what it measured (see cli.main). The child's
+recording takes this host's measuring lock (measure.hostlock), as every run
+on a host that serves a fleet does."""
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
 import platform
@@ -15,15 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 from sslperf import proc
 from sslperf.errors import SslperfError
 from sslperf.fleet.cluster import FleetError
 from sslperf.measure import environment
 
-HOST_LOCK = Path(tempfile.gettempdir()) / "sslperf-measuring.lock"
 TAIL_LINES = 12
 
 
@@ -85,20 +84,27 @@ def install_bundle(made: dict) -> list[str]:
         raise FleetError(f"{_where()} refused the bundle of {made['lib']}: {exc.message}", exc.hint) from None
 
 
-def measure(verb: str, args: list[str], db: str, fleet_run: str, timeout: float) -> dict:
-    """Run `sslperf VERB ARGS` here into the store `db`, once this host is
-    free of other measurements; its exit code and the tail of its output."""
-    argv = [sys.executable, "-m", "sslperf", "--db", db, verb, *args]
+def measure(request_json: str, db: str, fleet_run: str, timeout: float) -> dict:
+    """Run the request (measure.request.Request as JSON) here into the store `db`, under this machine's CPU
+    mask if its type has one; its exit code and the tail of its output."""
+    from sslperf.measure.request import Request
+
+    request = Request.from_json(request_json)
     mask = os.environ.get(environment.MACHINE_MASK_VARIABLE)
-    if mask and verb in ("speed", "api"):
-        argv += ["--cpu-mask", mask]
+    if mask:                    # a machine type made by a mask: every measurement here runs under it
+        request.settings.mask = mask
+    with tempfile.NamedTemporaryFile("w", prefix="sslperf-request-", suffix=".json", delete=False) as sent:
+        sent.write(request.to_json())
+    argv = [sys.executable, "-m", "sslperf", "--db", db, "measure-request", sent.name]
     env = {**os.environ, environment.FLEET_VARIABLE: fleet_run, "SSLPERF_EXIT_WITH_PARENT": "1",
            "COLUMNS": "160", "NO_COLOR": "1"}
-    with host_free():
+    try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  text=True, env=env, process_group=0)
         with proc.tracked(child):
             output, note = _finish(child, timeout)
+    finally:
+        os.unlink(sent.name)
     tail = "\n".join(output.strip().splitlines()[-TAIL_LINES:]) + note
     return {"host": environment.host_name(), "returncode": child.returncode, "timed_out": bool(note), "tail": tail}
 
@@ -116,15 +122,3 @@ def _finish(child: subprocess.Popen, timeout: float) -> tuple[str, str]:
             child.kill()
             output, _ = child.communicate()
         return output, f"\nstopped after its timeout of {timeout:.0f} s"
-
-
-@contextmanager
-def host_free():
-    """Hold this host's measuring lock: two workers on one host (or a worker
-    and a user's own run taking the same lock) never measure at once."""
-    fd = os.open(HOST_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)

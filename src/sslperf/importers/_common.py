@@ -75,8 +75,14 @@ def size_value(text: str) -> int:
 
 
 def quoted(line: str) -> str:
-    """A line as errors and warnings quote it: at most 160 characters."""
-    return line if len(line) <= 160 else line[:157] + "..."
+    """A line as errors and warnings quote it: at most 160 characters, control characters shown as escapes
+    (`\\x1b`), so a message never sends the input's terminal sequences to the terminal that prints it."""
+    return visible(line if len(line) <= 160 else line[:157] + "...")
+
+
+def visible(text: str) -> str:
+    """`text` with each character BAD_CHARS matches written as its Python escape (`\\x1b`, `\\x7f`)."""
+    return BAD_CHARS.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 def line_error(source: str, number: int, line: str, problem: str, hint: str = DAMAGED) -> SslperfError:
@@ -144,7 +150,7 @@ def _too_long(where: str, length: int) -> ImportFailed:
 def check_name(text: str, what: str, limit: int = MAX_CASE) -> str | None:
     """Why `text` cannot be stored as a name (None when it can)."""
     if BAD_CHARS.search(text):
-        return f"{what} `{shorten(text.encode('unicode_escape').decode('ascii'), 60)}` holds control characters"
+        return f"{what} `{shorten(visible(text), 60)}` holds control characters"
     if len(text) > limit:
         return f"{what} `{shorten(text, 60)}` is longer than the {limit} characters sslperf keeps"
     return None
@@ -245,6 +251,7 @@ class Builder:
     measurements: dict[str, Measurement] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)      # case id → the row that gave it
     warnings: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)        # case id → how many rows of other names gave it
 
     def add(self, case: str, family: str, algorithm: str, operation: str, size: int | None, rate: float,
             *, workload: str = "speed-compat", group: str | None = None, label: str = "", tag: str = "",
@@ -279,7 +286,7 @@ class Builder:
             existing = self.measurements[case]
             existing.reported_rates.append(rate)
             if self.labels[case] != label:
-                existing.note = join_notes(existing.note, f"also reported as `{label}`")
+                self._join(case, existing, label, where)
             return case
         if group is None:
             group = families.cipher_group(algorithm) if family == "cipher" else families.family(family).groups[0]
@@ -289,6 +296,20 @@ class Builder:
             bytes_per_op=size or 0 if unit == "bytes" else 0, note=note, reported_rates=[rate])
         self.labels[case] = label
         return case
+
+    def _join(self, case: str, existing: Measurement, label: str, where: str) -> None:
+        """Name one more row of the case in its note; the note is checked against MAX_FACT once joined (each
+        row's name alone may fit, all of them together need not)."""
+        self.rows[case] = self.rows.get(case, 1) + 1
+        note = join_notes(existing.note, f"also reported as `{label}`")
+        if len(note) > MAX_FACT:
+            raise ImportFailed(
+                f"{where}: this row and {self.rows[case] - 1} before it, each of another name, give the case "
+                f"{shorten(case, 60)}; such rows are joined as the samples of one result, whose note names each "
+                f"row, and the joined note would be {len(note):,} characters long (sslperf keeps {MAX_FACT:,}).",
+                hint="Import the rows of that case in separate runs (split the file), or give the benchmarks "
+                     "shorter names.")
+        existing.note = note
 
     def run(self, settings: dict, environment: dict, lib: LibInfo) -> Run:
         if not self.measurements:
@@ -304,10 +325,54 @@ class Builder:
         run = Run.new(settings, {**environment, "imported": True})
         run.libs = [lib]
         run.measurements = list(self.measurements.values())
-        run.warnings = list(self.warnings)
+        run.warnings = [visible(warning) for warning in self.warnings]
         run.complete = True
         run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        check_kept(run, "standard input" if settings["file"] == "-" else settings["file"])
         return run
+
+
+# ---- what a run keeps -----------------------------------------------------------------
+
+def check_kept(run: Run, where: str) -> None:
+    """Every text an imported run keeps, checked as names are (check_name: no
+    control characters or line breaks, and within its length): the
+    environment's facts (a CPU: or compiler: line), the library's name,
+    version and version line, and each result's names and note; ImportFailed
+    naming the first that is not. One check for every importer, on the run
+    it returns, so no fact reaches the store, the exports, the terminal or
+    the HTML report unchecked."""
+    for key, value in _facts(run.environment):
+        if problem := check_name(value, f"the environment's {key}", MAX_FACT):
+            raise ImportFailed(f"{where}: {problem}.", hint=DAMAGED)
+    for lib in run.libs:
+        for text, what, limit in ((lib.name, "the library name", MAX_CASE), (lib.version, "the version", MAX_VERSION),
+                                  (lib.version_string, "the version line", MAX_CASE),
+                                  (lib.flavor, "the flavor", MAX_CASE), (lib.ia32cap or "", "the capability vector",
+                                                                          MAX_CASE)):
+            if problem := check_name(text, what, limit):
+                raise ImportFailed(f"{where}: {problem}.", hint=DAMAGED)
+    for m in run.measurements:
+        texts = (m.case, m.family, m.group, m.algorithm, m.operation, m.workload, m.lib, m.note or "")
+        if BAD_CHARS.search(" ".join(texts)) or len(m.case) > MAX_CASE or len(m.note or "") > MAX_FACT:
+            for text, what, limit in zip(texts, ("the case id", "the family", "the group", "the algorithm name",
+                                                 "the operation", "the workload", "the library name", "the note"),
+                                         (MAX_CASE, *[MAX_FACT] * 7)):
+                if problem := check_name(text, what, limit):
+                    raise ImportFailed(f"{where}: {problem} (result {shorten(visible(m.case), 80)}).",
+                                       hint=DAMAGED)
+
+
+def _facts(value, key: str = ""):
+    """(key, text) of every string in an environment (nested dicts and lists)."""
+    if isinstance(value, str):
+        yield key, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _facts(v, k if not key else f"{key}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _facts(v, key)
 
 
 def join_notes(a: str | None, b: str) -> str:

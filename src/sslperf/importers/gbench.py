@@ -279,8 +279,8 @@ def _environment(context: dict, source: str, b: Builder) -> dict:
              "library_version": "gbench_version", "library_build_type": "gbench_build_type"}
     for key, name in facts.items():
         value = context.get(key)
-        if isinstance(value, str) and value and not check_name(value, key, MAX_FACT):
-            env[name] = value
+        if isinstance(value, str) and value:
+            env[name] = value                   # checked with every other fact the run keeps (check_kept)
     if type(context.get("num_cpus")) is int and 1 <= context["num_cpus"] <= MAX_THREADS:
         env["cpus"] = context["num_cpus"]
     if type(context.get("mhz_per_cpu")) in (int, float) and 0 < context["mhz_per_cpu"] < 1e6 and env.get("cpus"):

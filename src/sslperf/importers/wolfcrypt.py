@@ -16,7 +16,7 @@ row is refused.
 
 Cycles are wolfCrypt's rdtsc readings: time-stamp-counter ticks at the CPU's
 nominal clock, not core cycles. They are kept per operation
-(REPORTED_CYCLES_KEY), which the tables show as cycles per byte beside bytes/s.
+(figures.REPORTED_CYCLES), which the tables show as cycles per byte beside bytes/s.
 
 Symmetric rows get workload `wolfcrypt-bench` (wolfCrypt's own loop: an AEAD
 call with a 13-byte AAD per block; a digest updated per block and finished
@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from sslperf.importers._common import (BadValue, Builder, ImportFailed, line_error, number, size_value, slug)
-from sslperf.results import REPORTED_CYCLES_KEY
+from sslperf import figures
 
 VERSION = re.compile(r"^\s*wolfSSL version (\S+)\s*$")
 HEADER = re.compile(r"^wolfCrypt Benchmark \(block bytes (\d+), min (\S+) sec each\)\s*$")
@@ -171,8 +171,8 @@ def _add_asym(b: Builder, algo: str, strength: str, op: str, rate: float, cycles
 
 def _cycles(b: Builder, case: str, per_op: float) -> None:
     m = b.measurements[case]
-    m.extra = m.extra or {}
-    m.extra.setdefault(REPORTED_CYCLES_KEY, []).append(per_op)
+    m.figures = m.figures or {}
+    m.figures.setdefault(figures.REPORTED_CYCLES, []).append(per_op)
 
 
 def _sym_case(desc: str, size: int) -> tuple[str, str, str, str]:

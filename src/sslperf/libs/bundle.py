@@ -25,7 +25,6 @@ import mmap
 import os
 import platform
 import re
-import shutil
 import stat
 import tarfile
 import tempfile
@@ -35,9 +34,9 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 import sslperf
-from sslperf import paths, userfiles
+from sslperf import paths, tempdirs, userfiles
 from sslperf.errors import SslperfError
-from sslperf.libs import fips, installed
+from sslperf.libs import fips, installed, manifests
 from sslperf.libs.build import compiler_identity
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
 from sslperf.libs.model import Lib, is_bssl
@@ -51,6 +50,8 @@ IN_HAND = "in_hand_before_import"
 _FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 _KEY_FIELDS = ("flavor", "version", "variants", "origin", "source_digest", "recipe", "configure_options", "cflags",
                "cmake_settings", "compiler")
+_BUILD = manifests.part(_KEY_FIELDS, required=("flavor", "version"))
+_ENTRY = manifests.part(("machine", "libc", "build_seconds"), required=("machine", "libc"))
 
 
 class BundleRefused(SslperfError):
@@ -193,14 +194,16 @@ def install(bundle: Path | BinaryIO) -> list[Lib]:
         raise BundleRefused(f"Cannot read {bundle}: {userfiles.why(exc, Path(bundle))}.",
                             hint="Give the file `sslperf libs export` wrote.") from None
     where = str(bundle) if named else "The bundle"
-    work = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="import-"))   # beside libs/: one rename away
+    work = tempdirs.make("import", cache=True)     # beside libs/: one rename away
     try:
         try:
             with source as stream, tarfile.open(fileobj=stream, mode="r|*") as tar:
                 entries = _read_index(tar, where)
                 here = _check_here(entries, where)
                 _unpack(tar, entries, work, where)
-            in_hand = {lib.info.get("key") for lib in installed.built_libs()}
+            built, damaged = installed.scan_built()
+            in_hand = {lib.info.get("key") for lib in built}
+            _check_free(entries, in_hand, damaged, where)
             for e in entries:
                 if e["key"] not in in_hand:
                     _relocate(e, work / e["home"], libs_root() / e["home"] / "prefix", here)
@@ -211,7 +214,18 @@ def install(bundle: Path | BinaryIO) -> list[Lib]:
             raise _refuse(where, f"it is not a whole, readable sslperf bundle ({exc})") from None
         return [_place(e, work / e["home"]) for e in entries]
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        tempdirs.remove(work)
+
+
+def _check_free(entries: list[dict], in_hand: set, damaged: list[installed.DamagedBuild], where: str) -> None:
+    """Refuse, before anything is placed, a library whose place in libs/ a damaged build holds."""
+    held = {entry.home.name: entry for entry in damaged}
+    for e in entries:
+        if e["key"] not in in_hand and e["home"] in held:
+            entry = held[e["home"]]
+            raise _refuse(where, f"{e['name']}'s place, {entry.home}, holds a damaged build (its {MANIFEST} "
+                                 f"{entry.reason})", hint=f"Remove it with `sslperf libs remove {entry.name}` and "
+                                                         "import the bundle again.")
 
 
 def _refuse(where: str, reason: str, hint: str | None = None) -> BundleRefused:
@@ -253,10 +267,14 @@ def _malformed(e: dict) -> str | None:
     # The home is the one a build of this name and key gets (build.home_for): a bundle chooses no path.
     if e.get("home") != f"{re.sub(r'[^A-Za-z0-9._+-]', '_', e['name'])}-{e['key'][:12]}":
         return f"names its home {str(e.get('home'))[:100]!r}, not the one its name and key give"
-    shapes = {"machine": str, "libc": dict, "build": dict, "files": dict, "links": dict, "dirs": list, "paths": list}
+    shapes = {"files": dict, "links": dict, "dirs": list, "paths": list}
     if not all(isinstance(e.get(k), t) for k, t in shapes.items()) or \
             not all(isinstance(p, str) and p.startswith("/") for p in e["paths"]):
-        return "lacks the machine, C library, build, files, directories, links or paths"
+        return "lacks the files, directories, links or paths"
+    # What of the build it carries, and where it was built, as its build.json would hold them (the same schema).
+    reason = manifests.problem(e, _ENTRY) or manifests.problem(e["build"], _BUILD, within="build")
+    if reason:
+        return reason
     for rel in [*e["files"], *e["dirs"], *e["links"]]:
         if not isinstance(rel, str) or not _safe(rel):
             return f"lists the path {str(rel)[:200]!r}: absolute, with `..`, or not plain"
@@ -384,7 +402,10 @@ def _unpack(tar: tarfile.TarFile, entries: list[dict], work: Path, where: str) -
             manifest = json.loads((work / e["home"] / MANIFEST).read_text())
         except ValueError:
             manifest = None
-        if not isinstance(manifest, dict) or (manifest.get("name"), manifest.get("key")) != (e["name"], e["key"]):
+        reason = "is not JSON" if manifest is None else manifests.problem(manifest)
+        if reason:          # checked as every reader of the libraries in hand checks it, before it is placed
+            raise _refuse(where, f"{e['name']}'s {MANIFEST} {reason}")
+        if (manifest.get("name"), manifest.get("key")) != (e["name"], e["key"]):
             raise _refuse(where, f"{e['name']}'s {MANIFEST} names another build than its {INDEX} entry")
         for rel, file in e["files"].items():         # plain permissions, never group or other write
             os.chmod(work / e["home"] / rel, (file["mode"] | 0o600) & 0o755)

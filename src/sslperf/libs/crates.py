@@ -13,14 +13,13 @@ import json
 import os
 import shutil
 import tarfile
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError
 from sslperf.proc import require_tool, run
 
@@ -106,7 +105,7 @@ def _unpack(release: CrateRelease, dest: Path) -> Path:
             f"The downloaded {crate_file.name} has sha256 {digest}, but the crates.io index says {release.cksum}.",
             hint=f"Delete {crate_file} and run the command again.",
         )
-    staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="unpack-"))
+    staging = tempdirs.make("unpack", cache=True)
     try:
         with tarfile.open(crate_file) as archive:
             paths.unpack(archive, staging)
@@ -118,7 +117,7 @@ def _unpack(release: CrateRelease, dest: Path) -> Path:
             shutil.rmtree(dest)
         unpacked.rename(dest)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        tempdirs.remove(staging)
     return dest
 
 
@@ -128,7 +127,7 @@ def _cargo_fetch(release: CrateRelease) -> Path:
     found = sorted((_cargo_home() / "registry" / "cache").glob(f"*/{pattern}"))
     if found:
         return found[0]
-    with tempfile.TemporaryDirectory(dir=paths.subdir("tmp"), prefix="cargo-") as tmp:
+    with tempdirs.private_dir("cargo", cache=True) as tmp:
         project = Path(tmp)
         (project / "lib.rs").write_text("")
         (project / "Cargo.toml").write_text(

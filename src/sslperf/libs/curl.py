@@ -12,13 +12,11 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import crates, dependents, versions
 from sslperf.libs.build import Progress, SilentProgress, compiler_identity, record_build
@@ -69,7 +67,7 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
     if (home / MANIFEST).exists() and (home / "bin" / "curl").exists():
         return Curl(home / "bin" / "curl", curl_version, lib.name, True, time.monotonic() - started)
     source = crates.fetch(crate) / "curl"
-    work = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="curl-build-"))
+    work = tempdirs.make("curl-build", cache=True)
     log_path = paths.subdir("logs") / f"{home.name}.log"
     try:
         with open(log_path, "w") as log:
@@ -81,7 +79,7 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
                            {"curl": curl_version, "crate": crate.crate_version, "lib": lib.name, "key": key,
                             "compiler": compiler}, work, home, started)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        tempdirs.remove(work)
     return Curl(home / "bin" / "curl", curl_version, lib.name, False, time.monotonic() - started)
 
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
-import shutil
-import tempfile
 from pathlib import Path
 
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs import installed, versions
 from sslperf.libs.model import Lib
@@ -72,9 +71,9 @@ _CONFIG_DIRS: list[Path] = []
 
 def _private_dir() -> Path:
     """A directory only this user can read, removed when sslperf exits."""
-    path = Path(tempfile.mkdtemp(prefix="sslperf-fips-"))
+    path = tempdirs.make("fips")
     if not _CONFIG_DIRS:
-        atexit.register(lambda: [shutil.rmtree(p, ignore_errors=True) for p in _CONFIG_DIRS])
+        atexit.register(lambda: [tempdirs.remove(p) for p in _CONFIG_DIRS])
     _CONFIG_DIRS.append(path)
     return path
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.proc import require_tool, run, run_ok
 
@@ -50,7 +49,7 @@ def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl
     rustls one makes a client connection)."""
     compiler = require_tool("cc", "to compile programs against the library")
     own_dir = workdir is None
-    workdir = Path(tempfile.mkdtemp(prefix="sslperf-probe-")) if own_dir else workdir
+    workdir = tempdirs.make("probe") if own_dir else workdir
     try:
         binary = workdir / "probe"
         result = run(linkage.command(compiler, PROBE_SOURCES[backend], binary), timeout=180)
@@ -73,7 +72,7 @@ def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl
                            info.get("library_version"), text, data, bss, shared)
     finally:
         if own_dir:
-            shutil.rmtree(workdir, ignore_errors=True)
+            tempdirs.remove(workdir)
 
 
 def section_sizes(path: Path) -> tuple[int, int, int]:

@@ -12,14 +12,13 @@ from pathlib import Path
 
 from sslperf import paths
 from sslperf.errors import SslperfError, UnknownLibrary
-from sslperf.libs import versions
+from sslperf.libs import manifests, versions
 from sslperf.libs.footprint import probe
+from sslperf.libs.manifests import MANIFEST
 from sslperf.libs.model import Lib, prefix_linkage, version_from_string
 from sslperf.libs.releases import parse_name
 from sslperf.libs.system import find_system
 from sslperf.libs.variants import canonical_names
-
-MANIFEST = "build.json"
 
 PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")    # a registered name is also a path segment
 
@@ -32,20 +31,73 @@ def _registry_file() -> Path:
     return paths.data_dir() / "registered.json"
 
 
+class DamagedBuild(SslperfError):
+    """A directory in libs/ whose build.json is not a build's: it is skipped
+    where the libraries in hand are listed, and `libs remove NAME` deletes it."""
+
+    def __init__(self, home: Path, name: str, reason: str):
+        super().__init__(f"The build `{name}` in {home} is damaged: its {MANIFEST} {reason}, so it "
+                         "cannot be used.",
+                         hint=f"Remove it with `sslperf libs remove {name}`, then build or import it again.")
+        self.home, self.name, self.reason = home, name, reason
+
+    def __reduce__(self):
+        return type(self), (self.home, self.name, self.reason)
+
+
 def lib_from_manifest(home: Path) -> Lib | None:
+    """The build in `home`; None if it has no build.json (being removed); DamagedBuild
+    if its build.json cannot be read or is not a build's (manifests.problem)."""
     try:
         manifest = json.loads((home / MANIFEST).read_text())
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as exc:         # UnicodeDecodeError is a ValueError
+        reason = f"cannot be read ({exc.strerror or exc})" if isinstance(exc, OSError) else "is not JSON"
+        raise DamagedBuild(home, _name_of(home, None), reason) from None
+    reason = manifests.problem(manifest)
+    if reason:
+        raise DamagedBuild(home, _name_of(home, manifest.get("name") if isinstance(manifest, dict) else None), reason)
     prefix = home / "prefix"
     return Lib(manifest["name"], "built", manifest["flavor"], manifest["version"],
-               tuple(manifest.get("variants", ())), prefix, prefix_linkage(prefix, manifest["flavor"]),
+               tuple(manifest.get("variants") or ()), prefix, prefix_linkage(prefix, manifest["flavor"]),
                manifest, home)
 
 
+def _name_of(home: Path, said: object) -> str:
+    """What a damaged build is called: the name its build.json gives, else the one its
+    directory was made from (build.home_for: NAME-KEY12), else the directory's."""
+    if isinstance(said, str) and PLAIN_NAME.fullmatch(said):
+        return said
+    made = re.fullmatch(r"(.+)-[0-9a-f]{12}", home.name)
+    return made.group(1) if made and PLAIN_NAME.fullmatch(made.group(1)) else home.name
+
+
+def scan_built() -> tuple[list[Lib], list[DamagedBuild]]:
+    """The builds in libs/, and the damaged ones among its directories: one damaged
+    entry is reported (`damaged_builds`), never what stops every verb."""
+    found, damaged = [], []
+    for home in sorted(libs_root().iterdir()):
+        try:
+            lib = lib_from_manifest(home) if (home / MANIFEST).exists() else None
+        except DamagedBuild as exc:
+            damaged.append(exc)
+            continue
+        if lib is not None:
+            found.append(lib)
+    # A damaged entry is named by its directory where its name would also mean another build.
+    taken = [lib.name for lib in found] + [entry.name for entry in damaged]
+    damaged = [DamagedBuild(e.home, e.home.name, e.reason) if taken.count(e.name) > 1 else e for e in damaged]
+    return found, damaged
+
+
 def built_libs() -> list[Lib]:
-    found = [lib_from_manifest(home) for home in sorted(libs_root().iterdir()) if (home / MANIFEST).exists()]
-    return [lib for lib in found if lib is not None]
+    return scan_built()[0]
+
+
+def damaged_builds() -> list[DamagedBuild]:
+    """Directories of libs/ that hold a build.json that is not a build's, each with its reason."""
+    return scan_built()[1]
 
 
 def _read_registry() -> dict[str, dict]:
@@ -78,10 +130,14 @@ def find(text: str) -> Lib:
                 hint="Install the development files with `sudo apt-get install libssl-dev pkg-config`.",
             )
         return system
-    candidates = registered_libs() + built_libs()
+    built, damaged = scan_built()
+    candidates = registered_libs() + built
     for lib in candidates:
         if lib.name == text:
             return lib
+    for entry in damaged:                 # named, it is said why it is not in hand
+        if entry.name == text:
+            raise entry
     parse_name(text)                      # a malformed name is its own error
     matching = [lib for lib in candidates if _means(text, lib)]
     if matching:
@@ -150,8 +206,13 @@ def remove(text: str) -> Lib:
     its exact name only, never by a short name that may mean another build."""
     if text == "system":
         raise SslperfError("The system OpenSSL belongs to the operating system; sslperf cannot remove it.")
-    candidates = registered_libs() + built_libs()
+    built, damaged = scan_built()
+    candidates = registered_libs() + built
     exact = [lib for lib in candidates if lib.name == text]
+    broken = [entry for entry in damaged if text in (entry.name, entry.home.name)]
+    if not exact and broken:
+        _delete_home(broken[0].home)
+        return Lib(broken[0].name, "built", "", "", home=broken[0].home)
     if not exact:
         meant = [lib.name for lib in candidates if lib.name.startswith(text) or _means(text, lib)]
         if meant:
@@ -166,8 +227,12 @@ def remove(text: str) -> Lib:
         _registry_file().write_text(json.dumps(registry, indent=2) + "\n")
     else:
         assert lib.home is not None
-        # Rename first so that a half-deleted directory never looks like a lib.
-        doomed = paths.subdir("tmp") / f"removing-{lib.home.name}"
-        lib.home.rename(doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+        _delete_home(lib.home)
     return lib
+
+
+def _delete_home(home: Path) -> None:
+    # Rename first so that a half-deleted directory never looks like a lib.
+    doomed = paths.subdir("tmp") / f"removing-{home.name}"
+    home.rename(doomed)
+    shutil.rmtree(doomed, ignore_errors=True)

@@ -143,3 +143,14 @@ def resolve(name: LibName) -> Release:
             "`sslperf libs available` lists them all.",
         )
     return next(r for r in found if r.version == version)
+
+
+def by_series(flavor: str, found: list[Release]) -> dict[str, list[Release]]:
+    """`found` (releases of `flavor`, oldest first) grouped by series (3.0, 3.6 …; BoringSSL and AWS-LC: semver)."""
+    from sslperf.libs import versions
+
+    series: dict[str, list[Release]] = {}
+    for release in found:
+        series.setdefault(versions.series(release.version, semver=FLAVORS[flavor].build_system == "cmake"),
+                          []).append(release)
+    return series

@@ -8,14 +8,13 @@ import hashlib
 import re
 import shutil
 import tarfile
-import tempfile
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs import crates, releases
 from sslperf.proc import require_tool, run, run_ok
@@ -112,7 +111,7 @@ def from_tarball(location: str, sha256: str) -> Source:
         if actual != sha256:
             raise SslperfError(f"{location} has sha256 {actual}, not the {sha256} given.",
                                hint="The file is damaged or not the release you meant; nothing was built.")
-        staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="tarball-"))
+        staging = tempdirs.make("tarball", cache=True)
         try:
             try:
                 with tarfile.open(archive) as tar:
@@ -129,7 +128,7 @@ def from_tarball(location: str, sha256: str) -> Source:
                 shutil.rmtree(unpacked)
             root.rename(unpacked)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            tempdirs.remove(staging)
     flavor, version = detect(unpacked)
     return Source(flavor, version, sha256, f"tarball {location}", lambda: unpacked)
 
@@ -179,16 +178,16 @@ def from_git(url: str, tag: str) -> Source:
     slug = hashlib.sha256(f"{url}@{tag}".encode()).hexdigest()[:16]
     clone = paths.subdir("sources") / f"git-{slug}"
     if not (clone / ".git").exists():
-        staging = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="git-"))
+        staging = tempdirs.make("git", cache=True)
         # `--`: a URL that starts with a dash is a URL, never an option to git
         result = run([git, "clone", "--quiet", "--depth", "1", f"--branch={tag}", "--", url, staging / "tree"],
                      timeout=1800)
         if result.returncode != 0:
-            shutil.rmtree(staging, ignore_errors=True)
+            tempdirs.remove(staging)
             raise SslperfError(f"`git clone --branch {tag} {url}` failed: {result.output.strip()[-400:]}",
                                hint="Check the URL and that the tag exists (`git ls-remote --tags URL`).")
         (staging / "tree").rename(clone)
-        shutil.rmtree(staging, ignore_errors=True)
+        tempdirs.remove(staging)
     commit = run_ok([git, "-C", clone, "rev-parse", "HEAD"], timeout=30).strip()
     flavor, version = detect(clone)
     if flavor == "boringssl":

@@ -26,6 +26,8 @@ from sslperf.measure import catalog, groups
 from sslperf.results import Measurement
 
 DEFAULT_WORKLOAD = "record"
+# The largest size in bytes a case may name (a harness buffer is that big); `--sizes` has the same bound.
+MAX_SIZE = 64 * 1024 * 1024
 _PART = re.compile(r"\[/\{(\w+)\}\]|\{(\w+)(?::0(\d))?(\.\.\.)?\}")
 
 
@@ -37,6 +39,16 @@ class Case:
     operation: str
     size: int | None = None
     workload: str = DEFAULT_WORKLOAD
+
+    @property
+    def parts(self) -> dict[str, str | None]:
+        """The id's named parts, as its template names them: {"protocol": "tls1.3", "group": "x25519", …}
+        (empty when no template reads the id)."""
+        return dict(_parts(self.id))
+
+    def part(self, name: str) -> str | None:
+        """One named part of the id, e.g. case.part("group"); None when the template has no such part."""
+        return self.parts.get(name)
 
     @property
     def group(self) -> str:
@@ -111,7 +123,7 @@ def _choices(key: str, part: str) -> set[str] | None:
 def _valid(template: Template, parts: dict[str, str | None]) -> bool:
     """Every listed part is one of its values (a part with no list, e.g. a threads case's inner case, is free)."""
     for name, value in parts.items():
-        if name == "size" and value is not None and int(value) < 1:
+        if name == "size" and value is not None and not size_in_bounds(value):
             return False
         if value is None or name in template.widths or name == "size" or \
                 name == "workload" and value == DEFAULT_WORKLOAD:
@@ -122,6 +134,12 @@ def _valid(template: Template, parts: dict[str, str | None]) -> bool:
     return True
 
 
+def size_in_bounds(text: str) -> bool:
+    """Whether the digits `text` are a size from 1 to MAX_SIZE (compared by length first: int() of
+    thousands of digits is refused by Python itself)."""
+    return text.isdigit() and len(text.lstrip("0")) <= len(str(MAX_SIZE)) and 1 <= int(text) <= MAX_SIZE
+
+
 def _case(template: Template, parts: dict[str, str | None]) -> Case:
     shown = {name: str(int(value)) if name in template.widths and value else value or ""
              for name, value in parts.items()}
@@ -129,6 +147,20 @@ def _case(template: Template, parts: dict[str, str | None]) -> Case:
     return Case(format_id(template, parts), template.family, template.algorithm.format(**shown),
                 template.operation.format(**shown), int(size) if size else None,
                 parts.get("workload") or DEFAULT_WORKLOAD)
+
+
+def parts_of(case_id: str) -> dict[str, str | None]:
+    """The named parts of a case id (a result's `case`), as Case.parts gives them."""
+    return dict(_parts(case_id))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts(text: str) -> dict[str, str | None]:
+    for template in templates():
+        m = template.regex.fullmatch(text)
+        if m is not None:
+            return {**m.groupdict(), "template": template.prefix}
+    return {}
 
 
 def parse(text: str, strict: bool = True) -> Case | None:

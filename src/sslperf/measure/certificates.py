@@ -1,6 +1,7 @@
 """The certificates the TLS and API cases read: a private directory (0700)
 with a CA bundle of about 150 certificates, a key and a certificate, made
-by a library's own harness and removed afterwards. The measuring layer
+by a library's own harness and removed afterwards (after a kill -9, by the
+next sslperf: see tempdirs). The measuring layer
 makes them when the cases need them; the harness finds them through
 SSLPERF_CERT_DIR. A harness of another backend (rustls), which cannot make
 certificates, also finds there the TLS cases' CA, certificates and keys as
@@ -8,12 +9,11 @@ PEM files, made by an OpenSSL-API harness (SSLPERF_TLS_PEM_DIR)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.libs.model import Lib, harness_backend
@@ -27,7 +27,9 @@ PEM_VARIABLE = "SSLPERF_TLS_PEM_DIR"
 
 
 def needed(cases: Iterable) -> bool:
-    return any(case.family in FAMILIES or case.family == SERVE_FAMILY for case in cases)
+    """Whether any of `cases` reads them (a case across threads: if the case it runs does)."""
+    return any(case.family in FAMILIES or case.family == SERVE_FAMILY or case.family.startswith("tls")
+               or case.family == "threads" and str(case.part("case")).split("/")[0] in FAMILIES for case in cases)
 
 
 def pem_needed(cases: Iterable) -> bool:
@@ -52,9 +54,8 @@ def _maker(libs: tuple[Lib, ...]) -> Lib:
 def made_by(*libs: Lib, pem: bool = False) -> Iterator[Path]:
     """The directory, made by the first OpenSSL-API harness among `libs` (the PEM files too when one of them
     has another backend, or `pem`: a real server reads them); removed when the block ends."""
-    workdir = Path(tempfile.mkdtemp(prefix="sslperf-certs-"))
     maker = _maker(libs)
-    try:
+    with tempdirs.private_dir("certs") as workdir:      # a killed sslperf's is swept by the next one
         made = call(maker, "mkcerts", str(workdir), str(CA_CERTIFICATES), timeout=300, ok_codes=None)
         if made.returncode != 0 or made.last.get("type") != "certs":
             raise SslperfError(f"Making the test certificates with {maker.name} failed: {made.stderr.strip()[-300:]}")
@@ -64,8 +65,6 @@ def made_by(*libs: Lib, pem: bool = False) -> Iterator[Path]:
                 raise SslperfError(f"Making the TLS cases' PEM certificates with {maker.name} failed: "
                                    f"{made.stderr.strip()[-300:]}")
         yield workdir
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def env(cert_dir: Path | None) -> dict[str, str]:

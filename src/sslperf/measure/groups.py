@@ -13,8 +13,8 @@ def group_of(case) -> str:
     if case.family == "cipher":
         return families.AEAD_GROUP if case.algorithm in catalog.aeads() else families.cipher_group(case.algorithm)
     if case.family == "api":
-        topic = "/".join(case.id.split("/")[:2])
+        topic = f"api/{case.part('topic')}"
         return families.API_PREFIX + next(e["title"] for e in catalog.api_cases() if e["topic"] == topic)
     if case.family in ("tls", "tls-loopback"):
-        return families.tls_group(case.family, case.id)
+        return families.tls_group(case.family, case.parts)
     return families.family(case.family).groups[0]

@@ -18,17 +18,15 @@ import hashlib
 import json
 import os
 import select
-import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs.build import compiler_identity
 from sslperf.libs.model import Lib, harness_backend
-from sslperf.measure.pinning import pin_self
+from sslperf.measure.pinning import child_setup
 from sslperf.proc import require_tool, run
 
 HARNESS_DIR = Path(__file__).parent.parent / "harness"
@@ -85,7 +83,7 @@ def harness_binary(lib: Lib) -> Path:
     if target.exists():
         return target
     cc = require_tool("cc", "to compile the measuring harness")
-    workdir = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix="harness-"))
+    workdir = tempdirs.make("harness", cache=True)
     try:
         binary = workdir / "sslperf-harness"
         sources = [str(p) for p in _sources(backend) if p.suffix == ".c"]
@@ -104,7 +102,7 @@ def harness_binary(lib: Lib) -> Path:
         binary.rename(target)
         return target
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        tempdirs.remove(workdir)
 
 
 class HarnessError(SslperfError):
@@ -155,7 +153,7 @@ class Worker:
     def _start(self) -> None:
         self.proc = subprocess.Popen([str(self.binary), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=self.env, process_group=0,
-                                     preexec_fn=pin_self(self.cpu, self.fixed_layout))
+                                     preexec_fn=child_setup(self.cpu, self.fixed_layout))
         self._buffer = b""
 
     @property
@@ -259,7 +257,7 @@ def call(lib: Lib, *args: str, timeout: float, env: dict[str, str] | None = None
     try:
         done = subprocess.run(argv, capture_output=True, timeout=timeout, env=environment(lib, env),
                               stdin=subprocess.DEVNULL, process_group=0,
-                              preexec_fn=pin_self(cpu, fixed_layout))
+                              preexec_fn=child_setup(cpu, fixed_layout))
     except subprocess.TimeoutExpired:
         raise HarnessError(f"The harness for {lib.name} did not finish `{what}` within {timeout:.0f} s and was "
                            "stopped.", hint="The machine may be overloaded, or the library stuck; try again.") from None
@@ -289,7 +287,7 @@ class Server:
         self.proc = subprocess.Popen([str(harness_binary(lib)), *map(str, args)], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env=environment(lib, env), process_group=0,
-                                     preexec_fn=pin_self(cpu))
+                                     preexec_fn=child_setup(cpu))
 
     def line(self, timeout: float) -> dict:
         assert self.proc.stdout is not None

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure.harness_client import call
@@ -35,12 +35,17 @@ def valgrind() -> str:
     return require_tool("valgrind", "to count instructions (--metric instructions)")
 
 
+MIN_COUNTED_OPS = 16     # fewer, and what differs between the first operations and the rest can flip a sign
+
+
 def batch(calibrated: int) -> int:
     """The counted batch: the calibrated size rounded down to a power of two,
     so two runs mostly count the same operations (the fixed cost cancels in
     the difference of two batches, but a random stream's draws fall on
-    other operations when N differs)."""
-    return 1 << max(0, calibrated.bit_length() - 1)
+    other operations when N differs), and never fewer than MIN_COUNTED_OPS:
+    a count of 2 SSL_CTX_new calls once read 1% faster where a profile of
+    thousands read 1.4% dearer (the first calls fill caches the rest reuse)."""
+    return max(MIN_COUNTED_OPS, 1 << max(0, calibrated.bit_length() - 1))
 
 
 COUNTER_VARIABLE = "SSLPERF_INSTRUCTION_COUNTER"    # auto (default), perf or callgrind
@@ -89,7 +94,7 @@ def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None,
     (with a single batch it did: 33 instructions shared by 4 operations under
     load, by 512 when idle, moved AES-GCM on 16 bytes by 0.3%)."""
     tool = valgrind()
-    with tempfile.TemporaryDirectory(prefix="sslperf-callgrind-") as tmp:
+    with tempdirs.private_dir("callgrind") as tmp:
         out = Path(tmp) / "callgrind.out"
         # A fixed memory layout: some code takes other paths for other buffer
         # alignments (ed25519 verify moved by 0.8% between randomised processes).

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -42,18 +43,21 @@ def choose(cpu: int | None, pin: bool = True) -> int | None:
 
 
 ADDR_NO_RANDOMIZE = 0x0040000       # personality(2): the layout of `setarch -R`
+PR_SET_PDEATHSIG = 1                # prctl(2): the signal a process gets when its parent dies
 
 
-def pin_self(cpu: int | set[int] | None, fixed_layout: bool = False):
-    """A preexec function that pins the child to `cpu` (or a set of CPUs; None: not pinned)
-    and, with `fixed_layout`, turns off address-space randomisation for the
-    program it executes, so every worker process has the same memory layout
-    (None when there is nothing to do)."""
+def child_setup(cpu: int | set[int] | None, fixed_layout: bool = False):
+    """A preexec function for a program sslperf starts (a harness worker, server or client, curl, a server under
+    load, wrk): it gets SIGTERM when sslperf dies, even by SIGKILL, which leaves sslperf no chance to stop it; it
+    is pinned to `cpu` (or a set of CPUs; None: not pinned); and with `fixed_layout` the program runs without
+    address-space randomisation, so every worker process has the same memory layout."""
     pin = cpu is not None and hasattr(os, "sched_setaffinity")
-    if not pin and not fixed_layout:
-        return None
 
     def setup() -> None:
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):        # not Linux: the child outlives a killed sslperf
+            pass
         if pin:
             os.sched_setaffinity(0, cpu if isinstance(cpu, set) else {cpu})
         if fixed_layout:
@@ -93,6 +97,26 @@ def busy_warning(cpu: int | None) -> str | None:
         return None
     return (f"CPU {cpu}, which the workers are pinned to, was {busy:.0%} busy with other work before the run: "
             "its samples compete with that work; stop it, or choose an idle CPU with --cpu.")
+
+
+def busy_warnings(cpus: set[int], seconds: float = 0.3) -> list[str]:
+    """One warning per CPU of `cpus` (every CPU a run's processes will use) already busy with other work, all
+    watched over the same `seconds`."""
+    if not cpus:
+        return []
+    first = {cpu: _cpu_times(cpu) for cpu in sorted(cpus)}
+    time.sleep(seconds)
+    found = []
+    for cpu, before in first.items():
+        after = _cpu_times(cpu)
+        if before is None or after is None or sum(after) <= sum(before):
+            continue
+        idle = (after[3] + after[4]) - (before[3] + before[4])
+        busy = max(0.0, 1 - idle / (sum(after) - sum(before)))
+        if busy > BUSY:
+            found.append(f"CPU {cpu}, which this run's processes use, was {busy:.0%} busy with other work before "
+                         "the run: its samples compete with that work; stop it, or choose idle CPUs (--cpu).")
+    return found
 
 
 def _cpu_times(cpu: int) -> list[int] | None:

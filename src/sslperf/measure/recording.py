@@ -18,18 +18,27 @@ from sslperf.libs import arrivals
 from sslperf.libs.model import Lib
 from sslperf.measure import environment
 from sslperf.measure.harness_client import Worker
-from sslperf.measure.runner import lib_info
-from sslperf.results import Measurement, Run
+from sslperf.results import LibInfo, Measurement, Run
 
 Keep = Callable[[Measurement], None]
 
 
-def new_run(libs: list[Lib], settings: dict) -> Run:
-    """A run of `libs` with this machine's facts and what each library reports of itself."""
-    run = Run.new(settings, environment.capture())
+def lib_info(lib: Lib, reply: dict) -> LibInfo:
+    """What a library says about itself (the harness's `info`), as the run records it."""
+    return LibInfo(lib.name, reply.get("flavor", lib.flavor), lib.version, reply.get("version_string", ""),
+                   lib.variant_label, lib.kind, reply.get("ia32cap"))
+
+
+def new_run(libs: list[Lib], settings: dict, mask: str | None = None) -> Run:
+    """A run of `libs` with this machine's facts (the CPU mask in force among them) and what each library reports
+    of itself, the FIPS module a column runs with included."""
+    run = Run.new(settings, environment.capture(mask))
     for lib in libs:
-        with Worker(lib) as worker:
-            run.libs.append(lib_info(lib, worker.request("info", timeout=60).data))
+        with Worker(lib, environment.mask_env(mask)) as worker:
+            reply = worker.request("info", timeout=60).data
+        run.libs.append(lib_info(lib, reply))
+        if reply.get("provider"):      # the FIPS module this column ran with, as it describes itself
+            run.environment.setdefault("providers", {})[lib.name] = reply["provider"]
     return run
 
 

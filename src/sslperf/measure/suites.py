@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sslperf.errors import SslperfError
 from sslperf.measure import catalog
-from sslperf.measure.case_ids import Case, make, parse
+from sslperf.measure.case_ids import MAX_SIZE, Case, make, parse, parts_of, size_in_bounds
 
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
 TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (the AES-GCM vs ChaCha20 comparison)
@@ -119,6 +119,12 @@ def parse_case(text: str) -> Case:
     case = parse(text.strip())
     if case is not None:
         return case
+    size = parts_of(text.strip()).get("size")        # the case's shape, read: is its size what is wrong?
+    if size is not None and not size_in_bounds(size):
+        shown = size if len(size) <= 30 else f"{size[:12]}… ({len(size)} digits)"
+        raise SslperfError(f"`{text[:100]}{'…' if len(text) > 100 else ''}` names the size {shown}; a case's size "
+                           f"is 1 to {MAX_SIZE} bytes (64 MiB). Nothing was measured.",
+                           hint="Give a smaller size, e.g. cipher/aes-128-gcm/encrypt/16384.")
     raise SslperfError(
         f"`{text}` is not a case sslperf knows.",
         hint="Cases look like cipher/aes-128-gcm/encrypt/16384, digest/sha256/1024, mac/hmac-sha256/200, "
@@ -131,8 +137,8 @@ def parse_sizes(text: str) -> tuple[int, ...]:
     """`16,1350,16384` → sizes; anything else is an error naming the bad part."""
     sizes = []
     for part in (p.strip() for p in text.split(",")):
-        if not re.fullmatch(_SIZE, part) or int(part) > 64 * 1024 * 1024:
-            raise SslperfError(f"`{part}` in --sizes is not a size in bytes between 1 and 67108864.",
+        if not re.fullmatch(_SIZE, part) or not size_in_bounds(part):
+            raise SslperfError(f"`{part}` in --sizes is not a size in bytes between 1 and {MAX_SIZE}.",
                                hint="Give a comma-separated list, e.g. --sizes 16,1350,16384.")
         sizes.append(int(part))
     return tuple(sizes)

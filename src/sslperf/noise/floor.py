@@ -22,7 +22,7 @@ import numpy as np
 
 from sslperf.compare import Column, compare
 from sslperf.libs.model import Lib
-from sslperf.measure import environment, modes
+from sslperf.measure import environment, scheduler
 from sslperf.results import Run
 
 TWIN = "#2"          # the second column of the within-run experiment: LIB#2
@@ -83,7 +83,7 @@ def measure_floors(lib: Lib, count: int, cases: list, settings, store, threshold
 
     def one(libs: list[Lib]) -> Run:
         before_each(len(runs) + 1)
-        runs.append(modes.run_cases(libs, cases, settings, store, "sslperf noise", {"suite": "noise"}))
+        runs.append(scheduler.measure(libs, cases, settings, store, "sslperf noise", {"suite": "noise"}))
         return runs[-1]
 
     experiment(lib, count, one)

@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sslperf import userfiles
+from sslperf import figures
 from sslperf.compare import process_test
 from sslperf.errors import SslperfError
-from sslperf.measure import catalog, modes
+from sslperf.measure import catalog, scheduler
 from sslperf.measure.case_ids import Case, make
 from sslperf.offload import config, drivers
-from sslperf.results import PROCESS_KEY, Measurement, Run
+from sslperf.results import Measurement, Run
 
 SOURCE = "sslperf offload bench"
 DEFAULT_SIZES = (16, 64, 256, 1024, 8192, 16384)      # `openssl speed`'s, so figures line up with its tables
@@ -66,8 +67,8 @@ def measure(lib, chosen: list[Case], settings, store, progress=None) -> Run:
     names = {c.algorithm for c in chosen}
     serving = drivers.serving({kernel[a] for a in names})
     facts = {a: {"kernel": kernel[a], **serving.get(kernel[a], {})} for a in sorted(names)}
-    return modes.run_cases([lib], chosen, settings, store, SOURCE, {"suite": "afalg", SETTINGS_KEY: facts},
-                           progress=progress)
+    return scheduler.measure([lib], chosen, settings, store, SOURCE, {"suite": "afalg", SETTINGS_KEY: facts},
+                             progress=progress)
 
 
 def require_af_alg() -> None:
@@ -143,8 +144,8 @@ def versus(kernel: Measurement, user: Measurement, metric: str = "wall") -> Vers
     figures, one each) the two medians' 95% CIs must not overlap."""
     if not (_timed(kernel, metric) and _timed(user, metric)):
         return None
-    pids = (kernel.extra or {}).get(PROCESS_KEY)
-    test, method = process_test(user, kernel, metric, paired=bool(pids) and pids == (user.extra or {}).get(PROCESS_KEY))
+    pids = (kernel.figures or {}).get(figures.PROCESS)
+    test, method = process_test(user, kernel, metric, paired=bool(pids) and pids == (user.figures or {}).get(figures.PROCESS))
     if test is not None:
         return Versus(test.ratio, test.low, test.high, 1 if test.low > 1 else -1 if test.high < 1 else 0, method)
     k, u = kernel.summary(metric), user.summary(metric)

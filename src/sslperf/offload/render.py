@@ -25,12 +25,14 @@ def print_scan(report: dict, show_all: bool, console: Console) -> None:
     for d in rows:
         bind = af_alg["bindable"].get(d["name"])
         style = {"hardware": "bold green", "cpu-accelerated": "cyan"}.get(d["kind"], "")
-        table.add_row(escape(d["name"]), d["type"], escape(d["driver"]), escape(d["module"]), str(d["priority"]),
-                      f"[{style}]{d['kind']}[/]" if style else d["kind"], "yes" if d["is_async"] else "",
+        table.add_row(escape(d["name"]), escape(d["type"]), escape(d["driver"]), escape(d["module"]),
+                      str(d["priority"]), f"[{style}]{escape(d['kind'])}[/]" if style else escape(d["kind"]),
+                      "yes" if d["is_async"] else "",
                       "" if bind is None else ("bindable" if bind else "no"))
     console.print(table)
     hardware = report["hardware"]
-    console.print(f"hardware crypto drivers: {', '.join(hardware) if hardware else 'none — every algorithm is served '}"
+    console.print("hardware crypto drivers: "
+                  + (escape(", ".join(hardware)) if hardware else "none — every algorithm is served ")
                   + ("" if hardware else "by the CPU (generic C or its own instructions), which userspace "
                      "OpenSSL already uses at least as well"))
     if af_alg["available"]:
@@ -47,7 +49,7 @@ def print_crossovers(results: list[Crossover], console: Console) -> None:
     for c in results:
         where = f"kernel wins from {c.threshold} bytes" if c.threshold is not None else "kernel never wins"
         detail = ", ".join(f"{s} B {k / u:.2f}x" for s, k, u in c.points)
-        console.print(f"# {c.cipher}: {where} (kernel/userspace: {detail})", style="dim")
+        console.print(f"# {escape(c.cipher)}: {where} (kernel/userspace: {detail})", style="dim")
 
 
 def print_bench(bench: Bench, console: Console) -> None:
@@ -89,7 +91,7 @@ def print_bench(bench: Bench, console: Console) -> None:
                 ratio = f"[bold green]{ratio}[/]"
             elif v and v.clear == 0 and (with_ci or v.method != "intervals"):
                 ratio, overlap = f"[yellow]{ratio} ≈[/]", True
-            row = [alg.name if i == 0 else "", str(size)]
+            row = [escape(alg.name) if i == 0 else "", str(size)]
             row += [rate(k), rate(u), ratio] if with_kernel else [rate(u)]
             if with_cpu:
                 row += [rate(k, "cpu"), rate(u, "cpu")] if with_kernel else [rate(u, "cpu")]
@@ -114,7 +116,7 @@ def print_bench(bench: Bench, console: Console) -> None:
         driver = alg.driver
         about = ", ".join(escape(part) for part in (alg.kernel_name, driver.get("driver") and
                                                      f"driver {driver['driver']}", driver.get("kind")) if part)
-        console.print(f"{alg.name}{f' ({about})' if about else ''}: {escape(verdict(alg))}")
+        console.print(f"{escape(alg.name)}{f' ({about})' if about else ''}: {escape(verdict(alg))}")
     if not with_kernel:
         why = "the kernel's side could not run (above)" if any(a.kernel for a in bench.algorithms.values()) \
             else "--user-only"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
@@ -27,7 +27,7 @@ def available() -> bool:
 def profile_pair(older: Lib, newer: Lib, case_id: str, seconds: float = SECONDS) -> tuple[Profile, Profile]:
     """`case_id` profiled on both libraries (the harness loop only)."""
     case = suites.parse_case(case_id)
-    with tempfile.TemporaryDirectory(prefix="sslperf-explain-") as out, \
+    with tempdirs.private_dir("explain") as out, \
             certificates.for_cases(older, [case]) as cert_dir:
         env = certificates.env(cert_dir)
         a = record.record(older, case.id, "callgrind", Path(out), seconds, None, env)

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from sslperf import userfiles
+from sslperf import tempdirs, userfiles
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import certificates, harness_client
@@ -67,7 +67,7 @@ def perf_problem() -> str | None:
     perf = shutil.which("perf")
     if not perf:
         return "perf is not installed"
-    with tempfile.TemporaryDirectory(prefix="sslperf-perf-probe-") as tmp:
+    with tempdirs.private_dir("perf-probe") as tmp:
         try:
             probe = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-o", str(Path(tmp) / "probe.data"),
                                     "--", "true"], capture_output=True, text=True, timeout=60)
@@ -144,7 +144,7 @@ def _record_perf(lib: Lib, case_id: str, args: list[str], stem: Path, env: dict,
     # DWARF call graphs: -O3 code keeps no frame pointers, so only the unwind
     # tables give the callers, which the inclusive shares need.
     options = ["-e", "cpu-clock", "-F", str(PERF_FREQUENCY), "--call-graph", "dwarf", "-o", str(data)]
-    with tempfile.TemporaryDirectory(prefix="sslperf-perf-") as tmp:
+    with tempdirs.private_dir("perf") as tmp:
         controlled = _perf_has_control(perf)
         if controlled:      # events off until the harness enters its loop
             ctl, ack = Path(tmp) / "ctl", Path(tmp) / "ack"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sslperf import figures
 from sslperf.libs.model import is_bssl
 from sslperf.measure.suites import TLS_RECORD
 from sslperf.results import Measurement
@@ -131,7 +132,7 @@ class Evidence:
     def side_micros(self, case: str, side: str) -> float | None:
         """A TLS case's per-handshake CPU on one side ("client" or "server")."""
         m = self.plain.get(case)
-        return m.extra_micros_per_op(f"{side}_cpu_ns") if m else None
+        return m.figure_micros_per_op({"client": figures.CLIENT_CPU, "server": figures.SERVER_CPU}[side]) if m else None
 
     def figure(self, case: str, masked: bool = False) -> str:
         """`0.52 µs (2.61 GB/s ±1.2%, n=15)`: a figure with its spread, for the argument."""

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from sslperf.errors import SslperfError
 from sslperf.measure import suites
 from sslperf.measure.environment import mask_env
-from sslperf.measure.runner import Settings
+from sslperf.measure.settings import Settings
 from sslperf.recommend.decide import Evidence, needed_cases
 from sslperf.recommend.fips import cost_cases
 from sslperf.results import Run

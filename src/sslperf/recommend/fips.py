@@ -7,6 +7,7 @@ must use instead, both on the library's default provider with AES-NI hidden."""
 
 from __future__ import annotations
 
+from sslperf.measure.case_ids import parts_of
 from sslperf.recommend.decide import AEADS, Evidence, Point
 
 CHACHA = next(a for a in AEADS if a.name == "chacha20-poly1305")
@@ -26,7 +27,7 @@ def refused(evidence: Evidence) -> dict[str, str]:
 def cost_point(module: str, fips_evidence: Evidence, default_masked: Evidence | None) -> Point:
     """The FIPS point: what the module does not offer, and what clients without AES instructions pay."""
     gone = refused(fips_evidence)
-    names = sorted({case.split("/")[1] for case in gone})
+    names = sorted({parts_of(case).get("algorithm") or case for case in gone})
     because = [f"{module}: asked through the library, the module does not offer "
                + (", ".join(names) if names else "anything the advice needed to leave out")]
     if default_masked is not None:

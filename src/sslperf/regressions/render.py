@@ -33,7 +33,7 @@ def table(found: list[ChangePoint]) -> Table:
         out.add_row(escape(c.series.title), escape(f"{c.series.line} on {c.series.host or '?'}"),
                     METRIC_WORDS.get(c.series.metric, c.series.metric),
                     escape(f"{c.previous.label} → {c.point.label}"), Text(f"{c.percent:+.1f}% {c.verdict}", style=style),
-                    interval_text(c), f"{c.p:.1g}" if c.p else "<1e-300", c.point.run_id)
+                    interval_text(c), f"{c.p:.1g}" if c.p else "<1e-300", escape(c.point.run_id))
     return out
 
 

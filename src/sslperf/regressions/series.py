@@ -6,8 +6,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from sslperf import figures
 from sslperf.libs import versions
-from sslperf.results import PROCESS_KEY, Measurement, RecordedMeasurement
+from sslperf.results import Measurement, RecordedMeasurement
 
 
 DEFAULT_VARIANTS = ("", "default", "unknown")
@@ -77,7 +78,7 @@ class Series:
 
 def per_process(m: Measurement, metric: str) -> tuple[float, ...]:
     """The median rate of each worker process that measured `m` (empty without process records)."""
-    rates, processes = m.rates(metric), (m.extra or {}).get(PROCESS_KEY)
+    rates, processes = m.rates(metric), (m.figures or {}).get(figures.PROCESS)
     if not processes or len(processes) != len(rates):
         return ()
     groups: dict[int, list[float]] = {}

@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 from sslperf import families  # noqa: E402
+from sslperf import figures as named  # noqa: E402  (the declared figure names)
 from sslperf.libs.versions import sort_key
 from sslperf.results import Measurement, Run  # noqa: E402
 from sslperf.stats import doubling_fit  # noqa: E402
@@ -236,7 +237,8 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
     pretransfer and total per library)."""
     figures = []
     libs = _libs(run)
-    memory = [m for m in _ok(run.measurements, metric) if m.family == "tls" and m.extra]
+    memory = [m for m in _ok(run.measurements, metric) if m.family == "tls" and m.figures
+              and m.figure_micros_per_op(named.CLIENT_CPU) is not None]
     if memory:
         labels = list(dict.fromkeys(m.label for m in memory))
         fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) * max(len(libs), 1)), 4.4))
@@ -246,8 +248,8 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
             xs = [i + index * width for i, label in enumerate(labels) if label in by_label]
             if not xs:
                 continue
-            client = [by_label[l].extra_micros_per_op("client_cpu_ns") / 1000 for l in labels if l in by_label]
-            server = [by_label[l].extra_micros_per_op("server_cpu_ns") / 1000 for l in labels if l in by_label]
+            client = [by_label[l].figure_micros_per_op(named.CLIENT_CPU) / 1000 for l in labels if l in by_label]
+            server = [by_label[l].figure_micros_per_op(named.SERVER_CPU) / 1000 for l in labels if l in by_label]
             bars = ax.bar(xs, client, width, label=f"{lib}: client")
             ax.bar(xs, server, width, bottom=client, color=bars.patches[0].get_facecolor(), alpha=0.45,
                    label=f"{lib}: server")
@@ -259,7 +261,8 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7)
         figures.append(Figure("tls-handshakes", "TLS handshakes", _save(fig, files, "tls-handshakes", formats)))
-    loop = [m for m in run.measurements if m.family == "tls-loopback" and m.status == "ok" and m.extra]
+    loop = [m for m in run.measurements if m.family == "tls-loopback" and m.status == "ok"
+            and (m.figures or {}).get(named.PRETRANSFER)]
     cases = list(dict.fromkeys(m.case for m in loop))
     if cases:
         fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 4.2), squeeze=False)
@@ -267,7 +270,7 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
             ms = [m for lib in libs for m in loop if m.case == case and m.lib == lib]
             data, names = [], []
             for m in ms:
-                data += [[v / 1e6 for v in m.extra["pretransfer_ns"]], [v / 1e6 for v in m.extra["total_ns"]]]
+                data += [[v / 1e6 for v in m.figures[named.PRETRANSFER]], [v / 1e6 for v in m.figures[named.TOTAL]]]
                 names += [f"{m.lib}\npretransfer", f"{m.lib}\ntotal"]
             ax.boxplot(data, showfliers=True)
             ax.set_xticks(range(1, len(names) + 1))
@@ -335,7 +338,7 @@ def serve_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figur
         middle.bar(xs, [1e6 / s.median for s in cpu], color="tab:orange")
         middle.set_ylabel("server CPU µs per request")
         for p, marker in zip((50, 90, 99), ("o", "s", "^")):
-            bottom.plot(xs, [statistics.median(m.extra[f"latency_p{p}_ns"]) / 1e6 for m in ms], marker=marker,
+            bottom.plot(xs, [statistics.median(m.figures[named.LATENCY_PERCENTILE[p]]) / 1e6 for m in ms], marker=marker,
                         ls="", label=f"p{p}")
         bottom.set_ylabel("wrk latency, ms")
         bottom.legend(fontsize=7)

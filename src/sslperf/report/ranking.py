@@ -39,7 +39,7 @@ class GroupRanking:
 
 def rank_case(cells: list[Measurement], metric: str, run_of: Callable[[str], str], floors=None) -> list[list[str]]:
     """Places for one case's measurements (higher rate is better)."""
-    ok = [(m, m.summary(metric)) for m in cells if m.status == "ok" and m.summary(metric) is not None]
+    ok = [(m, s) for m in cells if m.status == "ok" and (s := m.summary(metric)) is not None]
     ok.sort(key=lambda pair: -pair[1].median)
     places: list[list[str]] = []
     leader: Measurement | None = None       # the library that opened the current place

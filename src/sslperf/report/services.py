@@ -14,9 +14,9 @@ import re
 import statistics
 from collections.abc import Mapping
 
-from sslperf import __version__
+from sslperf import __version__, figures
 from sslperf.errors import SslperfError
-from sslperf.results import INSTRUCTIONS_KEY, Measurement, Run
+from sslperf.results import Measurement, Run
 
 # Conbench's own units: it reads "B/s" and "i/s" as higher-is-better, any other unit as lower-is-better.
 CONBENCH_UNITS = {"bytes": "B/s", "ops": "i/s"}
@@ -49,7 +49,7 @@ def to_bencher(run: Run, metric: str = "wall") -> str:
             measures["instructions"] = cost
             continue
         measures["bytes-per-second" if m.unit == "bytes" else "throughput"] = rate
-        p50 = (m.extra or {}).get("latency_p50_ns")
+        p50 = (m.figures or {}).get(figures.LATENCY_PERCENTILE[50])
         if p50:
             cost = {"value": statistics.median(p50), "lower_value": min(p50), "upper_value": max(p50)}
         measures["latency" if metric == "wall" or p50 else f"{metric}-latency"] = cost
@@ -119,7 +119,7 @@ def github_from_env(env: Mapping[str, str]) -> dict | None:
 def _samples(m: Measurement, metric: str) -> tuple[list[float], list[float | None]]:
     """(each sample's figure, each sample's seconds) of `m` by `metric`."""
     if metric == "instructions":
-        counts = (m.extra or {}).get(INSTRUCTIONS_KEY) or []
+        counts = (m.figures or {}).get(figures.INSTRUCTIONS) or []
         per_op = m.bytes_per_op if m.unit == "bytes" and m.bytes_per_op else 1
         pairs = [(c / n / per_op, w) for c, n, w in zip(counts, m.ops, m.wall_ns) if n and c > 0]
         return [p[0] for p in pairs], [p[1] / 1e9 for p in pairs]

@@ -10,13 +10,15 @@ from collections import defaultdict
 
 from rich.console import Console, Group
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
+from rich.table import Column, Table
+from rich.text import Span, Text
 
-from sslperf import families
+from sslperf import families, figures
 from sslperf.libs import fips
 from sslperf.measure import catalog
-from sslperf.measure.threads import efficiency
+from sslperf.measure.case_ids import parts_of
+from sslperf.scale.efficiency import efficiency
+from sslperf.report.long_table import LONG, LongTable
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
 from sslperf.results import Measurement, Run, cpu_per_request, latency_percentiles, serve_busy
 from sslperf.stats import NOISY_CI, describe
@@ -59,31 +61,37 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
     s = m.summary(metric)
     if s is None:
         return Text("no samples", style="dim")
-    value = _headline(m, metric, s.median)
-    text = Text(value, style="bold green" if fastest else "")
-    if s.n == 1:
-        text.append(" (one reported figure)", style="dim")
-    else:
-        _append_ci(text, s)
-    if m.unit == "ops" and metric != "instructions":
-        text.append(f" ({per_op(m, metric)})", style="dim")
+    parts = [(" (one reported figure)", "dim")] if s.n == 1 else [_ci_part(s)]
+    if m.unit == "ops" and metric != "instructions" and s.median:
+        parts.append((f" ({micros(1e6 / s.median)})", "dim"))      # per_op's figure, from the summary at hand
     elif m.unit == "bytes" and metric == "instructions":
-        text.append(f" ({per_op(m, metric)})", style="dim")
+        parts.append((f" ({per_op(m, metric)})", "dim"))
     if (cycles := cycles_figure(m)) is not None:
-        text.append(f" {cycles}", style="dim")
+        parts.append((f" {cycles}", "dim"))
     if fastest:
-        text.append(" ★", style="bold green")
-    return text
+        parts.append((" ★", "bold green"))
+    return _joined(_headline(m, metric, s.median), "bold green" if fastest else "", parts)
+
+
+def _joined(first: str, style: str, parts: list[tuple[str, str]]) -> Text:
+    """`first` in `style`, then each (text, style) of `parts`, as one Text made at once (a Text.append per part
+    was most of the time a table of 80,000 rows took)."""
+    spans, at = [], len(first)
+    for piece, piece_style in parts:
+        spans.append(Span(at, at + len(piece), piece_style))
+        at += len(piece)
+    return Text(first + "".join(piece for piece, _ in parts), style=style, spans=spans)
 
 
 def cycles_figure(m: Measurement) -> str | None:
     """`0.11 cycles/B` beside a throughput, `29,504 cycles/op` beside a rate, where the cycles are known (perf's
     count beside the instructions, or another tool's report); None elsewhere."""
-    per_byte = m.cycles_per_byte()
-    if per_byte is not None:
-        return f"{per_byte:.2f} cycles/B"
-    per_op_cycles = m.cycles_per_op()
-    return f"{per_op_cycles:,.0f} cycles/op" if per_op_cycles is not None else None
+    per_op_cycles = m.cycles_per_op()            # once: cycles_per_byte is this over the bytes per operation
+    if per_op_cycles is None:
+        return None
+    if m.unit == "bytes" and m.bytes_per_op:
+        return f"{per_op_cycles / m.bytes_per_op:.2f} cycles/B"
+    return f"{per_op_cycles:,.0f} cycles/op"
 
 
 def tables(run: Run, metric: str = "wall") -> list:
@@ -119,26 +127,28 @@ def tables(run: Run, metric: str = "wall") -> list:
             what = f"{unit}, median ±95% CI, {metric} time; imported results: the one rate their tool reported"
         else:
             what = f"{unit}, median ±95% CI, {metric} time"
-        table = Table(title=f"{group} ({what})", title_justify="left", caption=_star_caption(libs),
-                      caption_justify="left")
-        table.add_column("case")
-        for lib in libs:
-            table.add_column(escape(lib), justify="right")
+        table = _long_if(len(rows), Table("case", *[Column(Text(lib), justify="right") for lib in libs],
+                                          title=f"{escape(group)} ({what})", title_justify="left",
+                                          caption=_star_caption(libs), caption_justify="left"))
         for case_id, per_lib in rows.items():
             best = fastest(per_lib, metric)
             first = next(iter(per_lib.values()))
-            table.add_row(escape(first.label),
+            table.add_row(Text(first.label),
                           *[cell(per_lib.get(lib), metric, per_lib.get(lib) is best) for lib in libs])
         out.append(table)
     if notes:
-        lines = [f"  {escape(note)} ({', '.join(sorted(algs))})" for note, algs in sorted(notes.items())]
+        lines = [f"  {escape(note)} ({escape(', '.join(sorted(algs)))})" for note, algs in sorted(notes.items())]
         out.append(Text.from_markup("[dim]" + "\n".join(lines) + "[/dim]"))
     return out
 
 
 def _append_ci(text: Text, s) -> None:
-    """` ±x.x%`: the 95% CI half-width, highlighted when the figure is noisy."""
-    text.append(f" ±{s.ci_half_width * 100:.1f}%", style="yellow" if s.ci_half_width > NOISY_CI else "dim")
+    text.append(*_ci_part(s))
+
+
+def _ci_part(s) -> tuple[str, str]:
+    """(` ±x.x%`, its style): the 95% CI half-width, highlighted when the figure is noisy."""
+    return f" ±{s.ci_half_width * 100:.1f}%", "yellow" if s.ci_half_width > NOISY_CI else "dim"
 
 
 def _lib_table(title: str, first_column: str, libs: list[str], justify: str = "right") -> Table:
@@ -153,10 +163,17 @@ def _status(m: Measurement | None) -> Text:
     return Text(m.status if m else "", style="dim")
 
 
+def _long_if(count: int, table: Table) -> Table | LongTable:
+    """`table`, or for `count` rows from LONG on (a large import) a LongTable like it, drawn line by line: rich's
+    Table takes 0.2 ms a row."""
+    return LongTable.like(table) if count >= LONG else table
+
+
 def _fill(table: Table, rows: dict[str, dict[str, Measurement]], libs: list[str], draw, label=None) -> Table:
     """One row per case, one cell per library: `draw(m, per_lib)` draws a
     measured result (None: show its status); n/a, errors and gaps show their
     status."""
+    table = _long_if(len(rows), table)
     for per_lib in rows.values():
         first = next(iter(per_lib.values()))
         cells = []
@@ -173,7 +190,7 @@ def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
     """µs per call of each way of doing the same work, and what it saves
     against the first (naive) way, per library."""
     alternatives = any(families.API_PREFIX + e["title"] == group and e["alternatives"] for e in catalog.api_cases())
-    title = f"{group} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
+    title = f"{escape(group)} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
     naive: dict[str, float] = {}
 
     def draw(m: Measurement, per_lib) -> Text | None:
@@ -198,7 +215,7 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
                fastest=None) -> Table:
     """µs per handshake (the client's and the server's CPU apart) and
     handshakes per second, libraries side by side, the fastest marked."""
-    table = _lib_table(f"{group} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
+    table = _lib_table(f"{escape(group)} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
                        "protocol group certificate client-SSL_CTX", libs)
     table.caption, table.caption_justify = _star_caption(libs), "left"
 
@@ -209,7 +226,7 @@ def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[s
         best = m is fastest(per_lib, metric)
         text = Text(per_op(m, metric), style="bold green" if best else "")
         _append_ci(text, s)
-        client, server = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
+        client, server = m.figure_micros_per_op(figures.CLIENT_CPU), m.figure_micros_per_op(figures.SERVER_CPU)
         if client is not None and server is not None:
             text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
         if metric != "instructions":
@@ -231,22 +248,23 @@ def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
     """Application throughput after one handshake, and the writer's and the
     reader's CPU per write apart."""
     what = "instructions per byte" if metric == "instructions" else f"throughput, median ±95% CI, {metric} time"
-    table = _lib_table(f"{group} ({what}; send / receive time per write)", "protocol suite write size", libs)
+    table = _lib_table(f"{escape(group)} ({what}; send / receive time per write)", "protocol suite write size",
+                       libs)
     table.caption, table.caption_justify = _star_caption(libs), "left"
 
     def draw(m: Measurement, per_lib) -> Text:
         text = cell(m, metric, m is fastest(per_lib, metric))
-        send, receive = m.extra_micros_per_op("client_cpu_ns"), m.extra_micros_per_op("server_cpu_ns")
+        send, receive = m.figure_micros_per_op(figures.CLIENT_CPU), m.figure_micros_per_op(figures.SERVER_CPU)
         if send is not None and receive is not None:
             text.append(f"\n{micros(send)} / {micros(receive)}", style="dim")
         return text
 
     def label(first: Measurement) -> str:
-        if first.case.startswith("tls/quic-transfer/"):
-            path = first.case.split("/")[4:]
-            return f"QUIC {first.case.split('/')[2]} {first.size:,} B" + (f" over {path[0]}" if path else "")
-        kernel = " kTLS" if first.case.endswith("/ktls") else ""
-        return " ".join(first.case.split("/")[2:4]) + f" {first.size:,} B{kernel}"
+        p = parts_of(first.case)
+        if p["template"] == "tls/quic-transfer":
+            return f"QUIC {p['suite']} {first.size:,} B" + (f" over {p['path']}" if p.get("path") else "")
+        kernel = " kTLS" if p.get("kernel") == "ktls" else ""
+        return f"{p['protocol']} {p['suite']} {first.size:,} B{kernel}"
     return _fill(table, rows, libs, draw, label)
 
 
@@ -254,17 +272,17 @@ def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: lis
                   fastest=None) -> Table:
     """KiB per established connection, client / server, the handshake's peak,
     and what 10,000 connections hold; one line per connection count."""
-    table = _lib_table(f"{group} (KiB per connection: client / server; peak during the handshake; "
+    table = _lib_table(f"{escape(group)} (KiB per connection: client / server; peak during the handshake; "
                        "10,000 connections)", "protocol group certificate", libs)
 
     def draw(m: Measurement, per_lib) -> Text | None:
-        x = m.extra or {}
-        if not x.get("connections"):
+        x = m.figures or {}
+        if not x.get(figures.CONNECTIONS):
             return None
         lines = [f"N={n:,}: {c / 1024:.1f} / {s / 1024:.1f} KiB, peak {p / 1024:.1f} KiB, "
                  f"{e * 10_000 / 2**20:,.0f} MiB for 10k pairs"
-                 for n, c, s, p, e in zip(x["connections"], x["client_bytes"], x["server_bytes"],
-                                          x["peak_bytes"], x["established_bytes"])]
+                 for n, c, s, p, e in zip(x[figures.CONNECTIONS], x[figures.CLIENT_BYTES], x[figures.SERVER_BYTES],
+                                          x[figures.PEAK_BYTES], x[figures.ESTABLISHED_BYTES])]
         text = Text("\n".join(lines))
         text.append(f"\n{m.note}", style="dim")
         return text
@@ -283,21 +301,21 @@ def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: l
                     fastest=None) -> Table:
     """Per request: connect, TLS done (pretransfer) and total, median and p95,
     with descstat lines (as in the curl regression report) under each cell."""
-    table = _lib_table(f"{group} (ms per request: median, p95; connect → pretransfer → total)", "request", libs,
-                       justify="left")
+    table = _lib_table(f"{escape(group)} (ms per request: median, p95; connect → pretransfer → total)", "request",
+                       libs, justify="left")
 
     def draw(m: Measurement, per_lib) -> Text | None:
-        if not m.extra:
+        if not m.figures:
             return None
         text = Text()
-        for key, name in (("connect_ns", "connect"), ("pretransfer_ns", "pretransfer"), ("total_ns", "total")):
-            s = describe([v / 1e6 for v in m.extra[key]])
-            text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != "connect_ns" else "")
+        for key, name in ((figures.CONNECT, "connect"), (figures.PRETRANSFER, "pretransfer"), (figures.TOTAL, "total")):
+            s = describe([v / 1e6 for v in m.figures[key]])
+            text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != figures.CONNECT else "")
         cpu = cpu_per_request(m)
         if cpu:
             text.append(f"CPU per request: server {cpu[0] / 1e3:.0f} µs, client {cpu[1] / 1e3:.0f} µs\n")
-        text.append(descstat("pretransfer", m.extra["pretransfer_ns"]) + "\n", style="dim")
-        text.append(descstat("______total", m.extra["total_ns"]), style="dim")
+        text.append(descstat("pretransfer", m.figures[figures.PRETRANSFER]) + "\n", style="dim")
+        text.append(descstat("______total", m.figures[figures.TOTAL]), style="dim")
         if m.note:
             text.append(f"\n{m.note}", style="dim")
         return text
@@ -308,7 +326,7 @@ def _serve_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list
                  fastest=None) -> Table:
     """Per server, scenario and library: requests/s (one handshake each on new connections), the server's CPU per
     request, wrk's latency percentiles, how busy each side was, and how many sessions were resumed."""
-    table = _lib_table(f"{group} (median ±95% CI across rounds)", "server scenario protocol group cert", libs,
+    table = _lib_table(f"{escape(group)} (median ±95% CI across rounds)", "server scenario protocol group cert", libs,
                        justify="left")
 
     def draw(m: Measurement, per_lib) -> Text | None:
@@ -318,18 +336,18 @@ def _serve_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list
         best = fastest(per_lib, metric) if fastest else None
         text = Text(f"{rate_s.median:,.0f} requests/s", style="bold green" if m is best else "bold")
         _append_ci(text, rate_s)
-        if m.case.split("/")[3] != "keepalive":
+        if parts_of(m.case).get("scenario") != "keepalive":
             text.append(" (a handshake each)", style="dim")
         text.append("\n" + f"server CPU {1e6 / cpu_s.median:.0f} µs/request")
         _append_ci(text, cpu_s)
-        percentiles = [(p, (m.extra or {}).get(f"latency_p{p}_ns")) for p in (50, 75, 90, 99)]
+        percentiles = [(p, (m.figures or {}).get(name)) for p, name in figures.LATENCY_PERCENTILE.items()]
         text.append("\nlatency " + " ".join(f"p{p} {statistics.median(v) / 1e6:.2f}" for p, v in percentiles if v)
                     + " ms", style="dim")
         shares = serve_busy(m)
         if shares:
             text.append(f"\nbusy: server {shares[0]:.0%}, client {shares[1]:.0%}",
                         style="yellow" if shares[1] > shares[0] and shares[1] > 0.9 else "dim")
-        logged, resumed = sum((m.extra or {}).get("logged", [])), sum((m.extra or {}).get("resumed", []))
+        logged, resumed = sum((m.figures or {}).get(figures.LOGGED, [])), sum((m.figures or {}).get(figures.RESUMED, []))
         if logged:
             text.append(f"; resumed {resumed / logged:.0%}", style="dim")
         return text
@@ -340,7 +358,8 @@ def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: li
                    fastest=None) -> Table:
     """Each case's rate by thread count, and the scaling efficiency: rate at
     N / (N × rate at 1 thread), 100% when N threads do N times the work."""
-    table = _lib_table(f"{group} (median ±95% CI; scaling efficiency)", "case [mode]: threads", libs)
+    table = _lib_table(f"{escape(group)} (median ±95% CI; scaling efficiency)", escape("case [mode]: threads"),
+                       libs)
     scaling = efficiency([m for per_lib in rows.values() for m in per_lib.values()], metric)
 
     def draw(m: Measurement, per_lib) -> Text | None:
@@ -378,6 +397,8 @@ def _fastest_in(run: Run | None):
         return lib_runs.get(lib, run.id) if run is not None else f"{lib} (run not known)"
 
     def pick(per_lib: dict[str, Measurement], metric: str) -> Measurement | None:
+        if len(per_lib) < 2:                 # one library: nothing to rank it against
+            return None
         places = rank_case(list(per_lib.values()), metric, run_of)
         alone = places and len(places[0]) == 1 and sum(len(p) for p in places) >= 2
         return next(m for m in per_lib.values() if m.lib == places[0][0]) if alone else None
@@ -387,14 +408,14 @@ def _fastest_in(run: Run | None):
 def header(run: Run) -> Group:
     env = run.environment
     if env.get("imported"):
-        lines = [f"[bold]run {run.id}[/]: imported from {escape(str(run.settings.get('file', '?')))} "
+        lines = [f"[bold]run {escape(run.id)}[/]: imported from {escape(str(run.settings.get('file', '?')))} "
                  f"({escape(str(run.settings.get('source', '?')))}, {escape(str(run.settings.get('format', '?')))})"]
     else:
-        lines = [f"[bold]run {run.id}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
-                 f"kernel {escape(env.get('kernel') or '?')}, governor {env.get('governor') or 'n/a'})",
-                 f"CPU flags: {' '.join(env.get('cpu_flags') or []) or 'none detected'}"]
+        lines = [f"[bold]run {escape(run.id)}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
+                 f"kernel {escape(env.get('kernel') or '?')}, governor {escape(str(env.get('governor') or 'n/a'))})",
+                 f"CPU flags: {escape(' '.join(env.get('cpu_flags') or [])) or 'none detected'}"]
     if env.get("instruction_counter"):
-        lines.append(f"instructions counted by {env['instruction_counter']}; hardware counter: "
+        lines.append(f"instructions counted by {escape(str(env['instruction_counter']))}; hardware counter: "
                      f"{escape(env.get('hardware_instruction_counter') or '?')}")
     placement = env.get("placement") or {}
     if "server_cpu" in placement:
@@ -407,10 +428,11 @@ def header(run: Run) -> Group:
                      "processes per library, spread over the run"
                      + ("; fixed memory layout (no ASLR)" if run.settings.get("fixed_layout") else ""))
     if env.get("mask"):
-        lines.append(f"[bold yellow]CPU mask {env['mask']} in force[/] (OPENSSL_ia32cap={env.get('mask_env')})")
+        lines.append(f"[bold yellow]CPU mask {escape(str(env['mask']))} in force[/] "
+                     f"(OPENSSL_ia32cap={escape(str(env.get('mask_env')))})")
     providers = env.get("providers") or {}
     for lib in run.libs:
-        caps = f", capability vector {lib.ia32cap}" if lib.ia32cap else ""
+        caps = f", capability vector {escape(lib.ia32cap)}" if lib.ia32cap else ""
         provider = f", [bold]{escape(fips.describe(providers[lib.name]))}[/]" if lib.name in providers else ""
         lines.append(f"  {escape(lib.name)}: {escape(lib.version_string)}{caps}{provider}")
     return Group(*[Text.from_markup(line) for line in lines])

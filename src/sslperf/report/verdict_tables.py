@@ -43,7 +43,7 @@ def _ordered_groups(comparison: Comparison):
 def tables(comparison: Comparison) -> list[Table]:
     out = []
     for group, rows in _ordered_groups(comparison):
-        table = Table(title=f"{group} ({comparison.metric} time; change vs {comparison.columns[0].label})",
+        table = Table(title=f"{group} ({comparison.metric} time; change vs {escape(comparison.columns[0].label)})",
                       title_justify="left")
         table.add_column("case")
         for index, column in enumerate(comparison.columns):
@@ -53,7 +53,7 @@ def tables(comparison: Comparison) -> list[Table]:
         for row in rows:
             cells: list = [escape(row.label)]
             for index, summary in enumerate(row.summaries):
-                cells.append(_value(summary, row.unit) if row.cells[index] else "")
+                cells.append(Text(_value(summary, row.unit) if row.cells[index] else ""))
                 if index:
                     text, style = change_text(row.changes[index])
                     cells.append(Text(text, style=style))

@@ -13,13 +13,12 @@ import json
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import dependents
 from sslperf.libs.build import Progress, SilentProgress, compiler_identity, record_build
@@ -110,7 +109,7 @@ def build(server: str, lib: Lib, progress: Progress | None = None, version: str 
     if (home / MANIFEST).exists() and (home / "bin" / server).exists():
         return ServerBuild(server, source.upstream, source.version, home / "bin" / server, lib.name, True,
                            time.monotonic() - started)
-    work = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix=f"{server}-build-"))
+    work = tempdirs.make(f"{server}-build", cache=True)
     log_path = paths.subdir("logs") / f"{home.name}.log"
     label = f"{server} {source.upstream}"
     try:
@@ -135,7 +134,7 @@ def build(server: str, lib: Lib, progress: Progress | None = None, version: str 
                                                       "debian": source.version, "lib": lib.name, "key": key,
                                                       "compiler": compiler}, work, home, started)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        tempdirs.remove(work)
     return ServerBuild(server, source.upstream, source.version, home / "bin" / server, lib.name, False,
                        time.monotonic() - started)
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError
 from sslperf.proc import require_tool, run
 
@@ -92,22 +91,32 @@ def versions(package: str) -> list[str]:
     return ordered
 
 
-def fetch(package: str, wanted: str | None = None) -> SourcePackage:
-    """The newest source of `package` (or the newest whose upstream version starts with `wanted`, e.g. `1.22`),
-    unpacked with Debian's patches, from the cache when it was fetched before."""
+def choose(package: str, wanted: str | None = None) -> str:
+    """The Debian version of `package` to build: the newest, or the newest whose upstream version is `wanted` or
+    starts with it (`1.22`); an error naming the versions on offer when none is."""
     offered = versions(package)
     chosen = next((v for v in offered if wanted is None or _upstream(v) == wanted
                    or _upstream(v).startswith(wanted.rstrip(".") + ".")), None)
     if chosen is None:
-        raise SslperfError(f"No {package} matching `{wanted}` in Debian's source packages.",
-                           hint=f"On offer: {', '.join(_upstream(v) + ' (' + v + ')' for v in offered)}.")
+        suites = os.environ.get("SSLPERF_DEBIAN_SUITES", SUITES)
+        raise SslperfError(f"No {package} matching `{wanted}` in Debian's source packages ({suites}); nothing was "
+                           "built or measured.",
+                           hint=f"On offer: {', '.join(_upstream(v) + ' (' + v + ')' for v in offered)}; give one "
+                                "of those with --server-version, or leave it out for the newest.")
+    return chosen
+
+
+def fetch(package: str, wanted: str | None = None) -> SourcePackage:
+    """The newest source of `package` (or the newest whose upstream version starts with `wanted`, e.g. `1.22`),
+    unpacked with Debian's patches, from the cache when it was fetched before."""
+    chosen = choose(package, wanted)
     home = paths.subdir("sources") / f"debian-{package}-{chosen.replace(':', '_')}"
     if (home / ".sslperf-ok").exists():
         return SourcePackage(package, chosen, home)
     state = _state()
     apt_get = require_tool("apt-get", "to fetch a server's Debian source package")
     require_tool("dpkg-source", "to unpack a Debian source package")
-    work = Path(tempfile.mkdtemp(dir=paths.subdir("tmp"), prefix=f"debian-{package}-"))
+    work = tempdirs.make(f"debian-{package}", cache=True)
     try:
         result = run([apt_get, *_apt_options(state), "source", f"{package}={chosen}"], timeout=900, cwd=work)
         trees = [p for p in work.iterdir() if p.is_dir()]
@@ -121,7 +130,7 @@ def fetch(package: str, wanted: str | None = None) -> SourcePackage:
             shutil.rmtree(home)
         trees[0].rename(home)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        tempdirs.remove(work)
     return SourcePackage(package, chosen, home)
 
 

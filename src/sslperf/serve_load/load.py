@@ -11,7 +11,6 @@ time a connection takes from connect to its response is connections ÷ rate (Lit
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
 import os
@@ -20,13 +19,13 @@ import signal
 import socket
 import ssl
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.measure import pinning
 from sslperf.proc import require_tool, run, tracked
@@ -37,7 +36,6 @@ START_S = 15             # a server that does not listen within this is an error
 STOP_S = 10              # after SIGTERM, then its process group is killed
 PERCENTILES = (50, 75, 90, 99)
 RESUMED_AT_LEAST = 0.9   # of a resumed round's requests (each wrk connection's first handshake is full)
-PR_SET_PDEATHSIG = 1     # prctl(2): the signal a process gets when its parent dies
 CLIENT_SATURATED = 0.9   # the client's share of its CPU above which it, not the server, may set the rate
 
 LUA = """-- written by sslperf serve-load
@@ -136,16 +134,9 @@ def _serving(build: ServerBuild, setup: config.Setup, conf: Path) -> Iterator[su
 
 
 def _child_setup(cpus: tuple[int, ...]):
-    """What a server's or wrk's process does before it runs the program: it gets SIGTERM when sslperf dies, even
-    by SIGKILL, which leaves sslperf no chance to stop it (nginx's master then stops its workers, as on any
-    SIGTERM), and it runs on its CPUs."""
-    pin = pinning.pin_self(set(cpus))
-
-    def setup() -> None:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if pin:
-            pin()
-    return setup
+    """A server's or wrk's process: on its CPUs, and it gets SIGTERM when sslperf dies (nginx's master then stops
+    its workers, as on any SIGTERM)."""
+    return pinning.child_setup(set(cpus))
 
 
 def _wait_listening(child: subprocess.Popen, setup: config.Setup) -> None:
@@ -252,5 +243,5 @@ def _read_log(setup: config.Setup) -> tuple[int, int]:
 
 
 def run_dir() -> Path:
-    """A private (0700) directory for one round's configuration and logs."""
-    return Path(tempfile.mkdtemp(prefix="sslperf-serve-"))
+    """A private (0700) directory for one round's configuration and logs, until `tempdirs.remove`."""
+    return tempdirs.make("serve")

@@ -6,16 +6,16 @@ checked against its scenario. measure/rounds.py interleaves the rounds across li
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sslperf import figures, tempdirs
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import pinning
 from sslperf.measure.case_ids import Case
 from sslperf.results import Measurement, serve_busy
-from sslperf.serve_load import build, config, load
+from sslperf.serve_load import build, config, debian, load
 
 ERRORS_AT_MOST = 0.01     # of a round's requests: more failed requests than this and the round is an error
 
@@ -58,14 +58,19 @@ def _cpus(cpus: tuple[int, ...]) -> str:
 
 
 def parts(case: Case) -> dict[str, str]:
-    server, scenario, protocol, group, cert = case.id.split("/")[2:7]
-    return {"server": server, "scenario": scenario, "protocol": protocol, "group": group, "cert": cert}
+    return {name: case.part(name) for name in ("server", "scenario", "protocol", "group", "cert")}
 
 
 def prepare(libs: list[Lib], cases: list[Case], plan: Plan, progress=None) -> dict[tuple[str, str], object]:
-    """(server, library) → its build, or the BuildFailed/SslperfError that says why there is none."""
+    """(server, library) → its build, or the BuildFailed/SslperfError that says why there is none. A
+    --server-version that Debian does not offer for a server is the input that is wrong: refused before any
+    build, for every library."""
     builds: dict[tuple[str, str], object] = {}
-    for server in dict.fromkeys(parts(c)["server"] for c in cases):
+    servers = list(dict.fromkeys(parts(c)["server"] for c in cases))
+    if plan.version:
+        for server in servers:
+            debian.choose(server, plan.version)
+    for server in servers:
         for lib in libs:
             try:
                 builds[(server, lib.name)] = build.build(server, lib, progress, plan.version)
@@ -90,12 +95,12 @@ def one(case: Case, lib: Lib, cert_dir: Path, plan: Plan, built: object) -> Meas
         m.status, m.reason = "error", exc.message
         return m
     finally:
-        shutil.rmtree(setup.run_dir, ignore_errors=True)
+        tempdirs.remove(setup.run_dir)
     m.ops, m.wall_ns, m.cpu_ns = [r.requests], [round(r.seconds * 1e9)], [round(r.server_cpu_s * 1e9)]
-    m.extra = {**{f"latency_p{p}_ns": [round(us * 1000)] for p, us in r.latency_us.items()},
-               "latency_mean_ns": [round(r.mean_us * 1000)], "client_cpu_ns": [round(r.client_cpu_s * 1e9)],
-               "logged": [r.logged], "resumed": [r.resumed], "failed": [sum(r.errors.values())],
-               "server_cpus": [len(server_cpus)], "client_cpus": [len(client_cpus)]}
+    m.figures = {**{figures.LATENCY_PERCENTILE[p]: [round(us * 1000)] for p, us in r.latency_us.items()},
+                 figures.LATENCY_MEAN: [round(r.mean_us * 1000)], figures.CLIENT_CPU: [round(r.client_cpu_s * 1e9)],
+                 figures.LOGGED: [r.logged], figures.RESUMED: [r.resumed], figures.FAILED: [sum(r.errors.values())],
+                 figures.SERVER_CPUS: [len(server_cpus)], figures.CLIENT_CPUS: [len(client_cpus)]}
     m.note = (f"{built.label} (Debian {built.debian}); {r.described}; server on CPU "
               f"{','.join(map(str, server_cpus))}, wrk {load.wrk_version()} on CPU {','.join(map(str, client_cpus))} "
               f"with {plan.load.connections} connections")

@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sslperf import paths
 from sslperf.errors import SslperfError
 from sslperf.store.errors import URL_HINT, first_line, mask, safe_url
-from sslperf.store.rows import json_for_store
+from sslperf.store.rows import json_for_store, json_from_store
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -60,14 +60,15 @@ def open_engine(url: str, timeout: float) -> sa.Engine:
         raise SslperfError(f"`{mask(url)}` is not a database URL.", hint=URL_HINT) from None
     try:
         if parsed.get_backend_name() == "sqlite":
-            engine = sa.create_engine(parsed, connect_args={"timeout": timeout}, json_serializer=json_for_store)
+            engine = sa.create_engine(parsed, connect_args={"timeout": timeout}, json_serializer=json_for_store,
+                                      json_deserializer=json_from_store)
             sa.event.listen(engine, "connect", _sqlite_pragmas(timeout))
             return engine
         connect_args = {}
         if parsed.get_driver_name() in ("psycopg", "psycopg2") and "connect_timeout" not in parsed.query:
             connect_args["connect_timeout"] = max(1, round(min(timeout, 30)))
         engine = sa.create_engine(parsed, pool_pre_ping=True, json_serializer=json_for_store,
-                                  connect_args=connect_args)
+                                  json_deserializer=json_from_store, connect_args=connect_args)
         if parsed.get_backend_name() == "postgresql":
             sa.event.listen(engine, "connect", _postgres_settings(timeout))
         return engine

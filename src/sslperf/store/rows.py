@@ -14,7 +14,8 @@ import datetime as dt
 import json
 import math
 
-from sslperf.results import LibInfo, Measurement, RecordedMeasurement, Run
+from sslperf.results import (COUNTER_KEY, DETERMINISTIC_KEY, LibInfo, Measurement, RecordedMeasurement, Run,
+                             split_facts)
 from sslperf.store.schema import STATES
 
 NUL_REPLACEMENT = "\u2400"          # ␀, SYMBOL FOR NULL
@@ -38,11 +39,39 @@ def checked_int64(value, what: str):
 
 def json_for_store(value) -> str:
     """JSON as both databases can keep it: NaN and infinities are refused
-    (PostgreSQL's json type has no spelling for them)."""
+    (PostgreSQL's json type has no spelling for them). The empty lists and
+    nulls of most imported results' columns are written without the encoder."""
+    if value is None:
+        return "null"
+    if isinstance(value, list) and not value:
+        return "[]"
     try:
         return json.dumps(value, allow_nan=False)
     except ValueError:
         raise ValueError(f"a JSON value holds NaN or infinity ({_first_bad_float(value)})") from None
+
+
+def json_from_store(text: str | bytes):
+    """A JSON column's value (text on SQLite, bytes from psycopg). The empty
+    lists and nulls that most columns of an imported result hold (no samples
+    of our own, no extra figures) are read without the decoder: a run of
+    80,000 results holds 300,000 of them."""
+    if text == "[]" or text == b"[]":
+        return []
+    if text == "null" or text == b"null":
+        return None
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    try:                 # the store's own JSON starts at its first character: raw_decode skips json.loads' scans
+        value, end = _DECODER.raw_decode(text)
+        if end == len(text):
+            return value
+    except ValueError:
+        pass
+    return json.loads(text)
+
+
+_DECODER = json.JSONDecoder()
 
 
 def _first_bad_float(value) -> str:
@@ -92,7 +121,15 @@ def measurement_row(m: Measurement) -> dict:
         "lib": m.lib, "status": m.status, "reason": m.reason, "unit": m.unit,
         "bytes_per_op": checked_int64(m.bytes_per_op, f"the bytes per operation {where}"), "note": m.note,
         "ops": m.ops, "wall_ns": m.wall_ns, "cpu_ns": m.cpu_ns, "reported_rates": m.reported_rates,
-        "extra": m.extra})
+        "extra": stored_figures(m)})
+
+
+def stored_figures(m: Measurement) -> dict | None:
+    """The figures and the result's facts in the one JSON column they share (facts under the keys older runs
+    kept them by, so every sslperf reads both): split again by results.split_facts when read."""
+    facts = {**({COUNTER_KEY: m.counter} if m.counter is not None else {}),
+             **({DETERMINISTIC_KEY: m.deterministic} if m.deterministic is not None else {})}
+    return {**(m.figures or {}), **facts} if m.figures is not None or facts else None
 
 
 def floor_row(host: str, measured: str, lib: str, floor: dict, run_ids: list[str]) -> dict:
@@ -111,10 +148,19 @@ def run_state(row) -> str:
 
 
 def measurement_from_row(r) -> Measurement:
+    rates = stored_json(r["reported_rates"])
+    figures, facts = split_facts(stored_json(r["extra"]))
     return Measurement(r["case_id"], r["family"], r["grp"], r["algorithm"], r["operation"], r["size"], r["workload"],
-                       r["lib"], r["status"], r["reason"], r["unit"], r["bytes_per_op"], list(r["ops"]),
-                       list(r["wall_ns"]), list(r["cpu_ns"]), r["note"],
-                       list(r["reported_rates"]) if r["reported_rates"] is not None else None, r["extra"])
+                       r["lib"], r["status"], r["reason"], r["unit"], r["bytes_per_op"], list(stored_json(r["ops"])),
+                       list(stored_json(r["wall_ns"])), list(stored_json(r["cpu_ns"])), r["note"],
+                       list(rates) if rates is not None else None, figures, **facts)
+
+
+def stored_json(value):
+    """A JSON column's value as a query gave it: text (Store.load reads the measurements' JSON columns as text,
+    sparing SQLAlchemy's processor per value) decoded here, a value already decoded (by SQLAlchemy, or by a
+    driver that decodes JSON itself) as it is. No JSON column holds a bare string, so text is always JSON."""
+    return json_from_store(value) if isinstance(value, (str, bytes, bytearray)) else value
 
 
 def run_from_rows(row, libs, measurement_rows) -> Run:

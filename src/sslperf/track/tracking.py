@@ -12,10 +12,11 @@ from pathlib import Path
 from sslperf.bisect.space import commit_point
 from sslperf.errors import BuildFailed
 from sslperf.libs import build as builder
-from sslperf.measure import rounds
+from sslperf.errors import SslperfError
+from sslperf.measure import scheduler
 from sslperf.measure.environment import host_name
-from sslperf.measure.modes import run_cases
-from sslperf.measure.runner import Settings
+from sslperf.measure.modes import registry
+from sslperf.measure.settings import Settings
 from sslperf.measure.suites import Case
 from sslperf.proc import require_tool
 from sslperf.results import Run
@@ -54,9 +55,25 @@ class Events:
 
 
 def measurable(cases: list[Case], metric: str) -> list[Case]:
-    """The cases `metric` measures: a loopback or real-server case (a server and a client process) only by the
-    wall clock, in interleaved rounds (measure/rounds.py); the others in the runner's workers."""
-    return [c for c in cases if metric == "wall" or not rounds.handles(c)]
+    """The cases `metric` can measure, by their modes' rule: a loopback or real-server case (a server and a client
+    process) only by the wall clock; an in-memory case by either."""
+    return [c for c in cases if metric in registry.mode_of(c).metrics]
+
+
+def metrics(requested: str | None, cases: list[Case], valgrind: bool) -> tuple[str, ...]:
+    """What `track` measures each commit by: both (wall and instructions) by default where valgrind is installed,
+    else wall; instructions only where some case can be counted (a refusal when asked for and none can)."""
+    chosen = (("wall", "instructions") if valgrind else ("wall",)) if requested in (None, "both") else (requested,)
+    if requested == "both" and not valgrind:
+        raise SslperfError("--metric both counts instructions with valgrind, which is not installed.",
+                           hint="Install it (`sudo apt-get install valgrind`) or give --metric wall.")
+    if "instructions" in chosen and not measurable(cases, "instructions"):
+        if requested == "instructions":
+            raise SslperfError("--metric instructions cannot measure these cases: each is a server and a client "
+                               "process over 127.0.0.1 (or several threads), timed by the wall clock.",
+                               hint="Use --metric wall.")
+        chosen = ("wall",)
+    return chosen
 
 
 def done_on_this_host(store, host: str, cases: list[Case]) -> tuple[dict[str, set[str]], dict[str, str]]:
@@ -112,13 +129,11 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
             events.measuring(commit, metric)
             started = time.monotonic()
             chosen = measurable(request.cases, metric)
-            here = [c for c in chosen if not rounds.handles(c)]
-            for cases, measure in ((here, run_cases), ([c for c in chosen if rounds.handles(c)], rounds.run)):
-                if cases:
-                    run = measure([built.lib], cases, settings, store, SOURCE,
-                                  {"suite": "track", "metric": metric,
-                                   "track": _key(commit, request, [c.id for c in cases])})
-                    outcome.runs.setdefault(metric, []).append(run.id)
+            if chosen:          # every mode's cases in one run, interleaved by the one scheduler
+                run = scheduler.measure([built.lib], chosen, settings, store, SOURCE,
+                                        {"suite": "track", "metric": metric,
+                                         "track": _key(commit, request, [c.id for c in chosen])})
+                outcome.runs.setdefault(metric, []).append(run.id)
             outcome.measure_seconds += time.monotonic() - started
     return outcomes, max(0, len(todo) - request.limit)
 

@@ -32,6 +32,8 @@ extern const sp_family SP_FAMILIES[];
 extern const size_t SP_N_FAMILIES;
 extern const sp_command SP_BACKEND_COMMANDS[];
 extern const size_t SP_N_BACKEND_COMMANDS;
+/* Also each backend's own: SP_MEMORY (memory.h), its side of memory per connection, and SP_HTTPS (loopback.h),
+ * its TLS on a socket for HTTPS over loopback. */
 
 /* The hooks below marked optional have defaults in core/defaults.c (a library without a context per thread,
  * without an error queue, with nothing to add about a case not prepared); a backend defines them to do more. */

@@ -118,7 +118,8 @@ void sp_latency_reset(sp_latencies *l);
 
 /* SSLPERF_TLS_PEM_DIR: ca.pem, and NAME.pem / NAME.key per certificate row; NULL when unset. */
 const char *sp_pem_dir(void);
-/* The CA file clients load (SSLPERF_CERT_DIR's ~150 certificates and the PEM CA), made once; NULL if it cannot be. */
+/* The CA file clients load (SSLPERF_CERT_DIR's ~150 certificates and the PEM CA), made once per process by the
+ * first caller, on any thread (the others wait for the whole file); NULL if it cannot be. */
 const char *sp_roots_file(void);
 
 /* Two sides' time (a client and a server, a writer and a reader) when timing them apart on every operation would

@@ -102,11 +102,6 @@ static void *accept_worker(void *p)
     return NULL;
 }
 
-int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx)
-{
-    return sp_https_serve_workers(max_connections, 1, ca_file, serve, ctx);
-}
-
 int sp_https_serve_workers(int max_connections, int workers, const char *ca_file, void (*serve)(void *ctx, int fd),
                            void *ctx)
 {
@@ -198,11 +193,6 @@ static void *get_thread_main(void *p)
         t->total_ns[t->done] = v[2];
     }
     return NULL;
-}
-
-int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx)
-{
-    return sp_https_get_clients(port, count, 1, get, ctx);
 }
 
 int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void *ctx)

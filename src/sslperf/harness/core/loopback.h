@@ -22,11 +22,9 @@ void sp_loopback_fail(const char *what, const char *detail);
 /* {"type":"na","reason":"WHAT: DETAIL"}: the library cannot do what was asked (a group it lacks). */
 void sp_loopback_na(const char *what, const char *detail);
 /* The server: prints {"type":"listening",...} with the port and the CA file a client must trust, then gives each
- * accepted connection (TCP_NODELAY set) to `serve`, which answers one GET; stops after `max_connections`, or
- * after 30 s without one, and prints sp_served_line. 0, or 1 when it cannot listen. */
-int sp_https_serve(int max_connections, const char *ca_file, void (*serve)(void *ctx, int fd), void *ctx);
-/* The same with `workers` threads accepting on the one socket, so that many connections are served at once
- * (`serve` must then be safe to run in several threads). */
+ * accepted connection (TCP_NODELAY set) to `serve`, which answers one GET, from `workers` threads accepting on the
+ * one socket (`serve` must then be safe to run in several threads); stops after `max_connections`, or after 30 s
+ * without one, and prints sp_served_line. 0, or 1 when it cannot listen. */
 int sp_https_serve_workers(int max_connections, int workers, const char *ca_file, void (*serve)(void *ctx, int fd),
                            void *ctx);
 /* The server's last line, {"type":"served",...}: the connections it served and the CPU time its process spent
@@ -44,13 +42,48 @@ typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, siz
 int sp_handshake_name(case_name *name, const char *proto, const char *group, const char *cert, const char *ctx);
 /* A client's request count argument: 1 to SP_MAX_REQUESTS, else 0 and an error line printed. */
 int sp_request_count(const char *arg);
-/* The client: `count` GETs one after another, then one {"type":"requests",...} line with each request's times,
- * the whole loop's (loop_ns) and the process's CPU time in it (cpu_ns); 0 when all succeeded. */
-int sp_https_get_loop(int port, int count, sp_one_get get, void *ctx);
-/* The same from `threads` client threads at once, `count` GETs each (`get` must then be safe to run in several
- * threads): every request's times, the whole wall time (loop_ns) and "threads"; the first thread's first request
- * is checked. */
+/* The client: `count` GETs one after another from each of `threads` client threads at once (`get` must then be
+ * safe to run in several threads), then one {"type":"requests",...} line with each request's times, the whole
+ * loop's wall time (loop_ns), the process's CPU time in it (cpu_ns) and "threads"; the first thread's first
+ * request is checked. 0 when all succeeded. */
 int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void *ctx);
+/* ---- HTTPS over TCP (https.c): the commands, with a backend's TLS on a connected socket ---- */
+
+/* One connection: the backend's TLS object and its socket. */
+typedef struct {
+    void *tls;
+    int fd;
+} sp_tls_socket;
+
+/* What a backend gives the HTTPS commands (its loopback.c defines SP_HTTPS): its configuration of a handshake
+ * case (whose name the core has checked), a server and a client context made from it, and one connection's TLS
+ * on a connected socket. What is made fails with why in `res`. */
+typedef struct {
+    int concurrent;         /* server workers and client threads may share its server and client contexts */
+    size_t config_size;     /* its configuration of a case, zeroed by the core */
+    prep_status (*parse)(const case_name *name, void *config, prep_result *res);
+    /* The server's contexts and certificate; `ca_file` gets the file a client must trust (removed after). */
+    void *(*server_new)(void *config, char *ca_file, size_t ca_file_len, prep_result *res);
+    void (*server_free)(void *server);
+    int (*accept)(void *server, sp_tls_socket *conn);                  /* the server's handshake; 0 on failure */
+    /* A client context trusting `ca_file`: one every request shares (shared), or each request's own (new). */
+    void *(*client_context)(const void *config, const char *ca_file, prep_result *res);
+    void (*context_free)(void *context);
+    int (*connect)(void *context, sp_tls_socket *conn, char *why, size_t why_len);   /* the client's handshake */
+    /* What a client's handshake negotiated against what was asked: `problem` "" and `checked` filled, or not. */
+    void (*check)(const void *config, sp_tls_socket *conn, char *problem, size_t problem_len, char *checked,
+                  size_t checked_len);
+    /* Plaintext out (it may wait in the library until the next recv or close); 0 on failure. */
+    int (*send)(sp_tls_socket *conn, const char *buf, size_t len);
+    int (*recv)(sp_tls_socket *conn, char *buf, size_t len);     /* plaintext in: bytes, 0 at the end or failure */
+    void (*close)(sp_tls_socket *conn, int server);    /* close_notify where the side sends one; freed */
+} sp_https_backend;
+extern const sp_https_backend SP_HTTPS;
+/* https-server DIR PROTO GROUP CERT MAX_CONNECTIONS [WORKERS]: serves GETs until MAX_CONNECTIONS were served. */
+int sp_https_server_mode(int argc, char **argv);
+/* https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT [THREADS]: COUNT GETs (from each of THREADS threads). */
+int sp_https_get_mode(int argc, char **argv);
+
 /* An emulated path for UDP: `harness udp-relay` (relay.c). */
 int udp_relay(int argc, char **argv);
 /* A connected TCP socket to 127.0.0.1:PORT with TCP_NODELAY, or -1. */

@@ -12,6 +12,8 @@
  *                                      which interleaves libraries sample by sample)
  *   harness profile CASE [--seconds S | --iters N [--differential]]   one case in a loop for a profiler (profile.c)
  *   harness hwcount CASE --iters N   the CPU's own instruction and cycle counts of N operations (counters.c)
+ *   harness memory CASE N              memory per connection, through the backend's SP_MEMORY (memory.c)
+ *   harness https-server|https-get ... HTTPS over loopback TCP, through the backend's SP_HTTPS (https.c)
  *   harness ...                        the backend's own commands (its SP_BACKEND_COMMANDS)
  *
  * serve commands, one per line, each answered by one JSON line:
@@ -25,6 +27,7 @@
 #include "backend.h"
 #include "harness.h"
 #include "loopback.h"
+#include "memory.h"
 
 #define MAX_PREPARED 512
 #define MAX_SAMPLES 1000
@@ -375,6 +378,11 @@ static const sp_command COMMANDS[] = {
     {"serve", 0, SP_ANY_ARGS, serve_mode, "serve"},
     {"profile", 0, SP_ANY_ARGS, profile_mode, "profile CASE [--seconds S | --iters N [--differential]]"},
     {"hwcount", 3, 3, hwcount_mode, "hwcount CASE --iters N   user-space instructions and cycles (counters.c)"},
+    {"https-server", 0, SP_ANY_ARGS, sp_https_server_mode,
+     "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS [WORKERS]   (https.c)"},
+    {"https-get", 0, SP_ANY_ARGS, sp_https_get_mode,
+     "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT [THREADS]"},
+    {"memory", 2, 2, sp_memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS   (memory.c)"},
     {"udp-relay", 6, 6, udp_relay, "udp-relay SERVER_PORT DELAY_US JITTER_US LOSS_PPM SEED IDLE_MS   (relay.c)"},
 };
 

@@ -11,7 +11,13 @@
  *         thread's default (OpenSSL 3.0+), perftools' -l: no method store
  *         shared between threads.
  * shared: the case is prepared once and every thread runs on its contexts
- *         (TLS handshakes: one SSL_CTX pair for all, what a server does). */
+ *         (TLS handshakes: one SSL_CTX pair for all, what a server does).
+ *
+ * In every mode the case is prepared once on the calling thread before any
+ * other starts: that is the capability check (an n/a is answered there or
+ * never) and it does the backends' one-time set-up (e.g. the roots file,
+ * sp_roots_file) while one thread runs. A thread that then fails to prepare
+ * or run it is an error, with its reason, whatever status it gave. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +29,8 @@
 #include "harness.h"
 
 #define BATCH_NS 1000000ull        /* about 1 ms of work between looks at the stop flag */
+/* A test's hook: the thread of this number (1 to N) answers n/a while preparing, as a race once made one do. */
+#define FORCE_NA_VARIABLE "SSLPERF_THREADS_TEST_NA_IN_THREAD"
 
 static const char *const MODES[] = {"own", "libctx", "shared"};
 /* The modes results are named with: these, and `clients` (loopback GETs from N client threads at once against one
@@ -32,7 +40,7 @@ enum { OWN, LIBCTX, SHARED };
 
 typedef struct {
     const char *id;
-    int mode;
+    int mode, index;
     const bench_case *shared;      /* SHARED: the case prepared once, before the threads */
     pthread_mutex_t *lock;
     pthread_cond_t *changed;
@@ -67,8 +75,11 @@ static void *worker_main(void *p)
     memset(&c, 0, sizeof(c));
     memset(&res, 0, sizeof(res));
     void *own = w->mode == LIBCTX ? sp_backend_thread_context() : NULL;
+    const char *force_na = getenv(FORCE_NA_VARIABLE);
     if (w->mode == LIBCTX && !own)
         prep_error(&res, "cannot make a library context for the thread");
+    else if (force_na && atoi(force_na) == w->index + 1)
+        prep_na(&res, "n/a forced in thread %d by %s", w->index + 1, FORCE_NA_VARIABLE);
     else
         thread_case(w, &c, &res);
     w->status = res.status;
@@ -116,18 +127,51 @@ void list_threads(void)
     putchar('}');
 }
 
-/* SHARED: the case prepared once in `c`, if its contexts can be shared; else the refusal's exit code. */
-static int prepare_shared(const char *id, bench_case *c)
+/* The case prepared once on this thread, before any other starts: the capability check, so that an n/a comes
+ * from here and from no thread, and the backends' one-time set-up done single-threaded. LIBCTX prepares it in a
+ * library context of its own, as each thread will. SHARED keeps it in `c` (if its contexts can be shared); the
+ * other modes release it. 0 when the threads may start, else the refusal's exit code. */
+static int check_before_threads(const char *id, int mode, bench_case *c)
 {
     prep_result res;
+    memset(&res, 0, sizeof(res));
+    void *own = mode == LIBCTX ? sp_backend_thread_context() : NULL;
+    if (mode == LIBCTX && !own)
+        return json_refusal("error", id, "cannot make a library context for the thread");
     prep_status status = prepare_into(id, c, &res);
+    int keep = status == PREP_OK && mode == SHARED && c->share;
+    if (status == PREP_OK && !keep && c->release)
+        c->release(c->state);
+    if (!keep)
+        memset(c, 0, sizeof(*c));
+    if (own)
+        sp_backend_thread_context_free(own);
     if (status != PREP_OK)
         return json_refusal(status == PREP_NA ? "na" : "error", id, res.reason);
-    if (c->share)
+    if (mode == SHARED && !keep)
+        return json_refusal("na", id, "only TLS handshakes share their contexts (one client and one server context) "
+                                      "between threads; use own or libctx");
+    return 0;
+}
+
+/* A thread that did not prepare or run the case, after the check before the threads prepared it: an error
+ * (never n/a: a case the library cannot run was refused before), naming the thread and how many failed. */
+static int thread_failure(const char *id, const thread_work *work, int n)
+{
+    const thread_work *first = NULL;
+    int failed = 0;
+    char reason[REASON_MAX + 128];      /* the thread's reason whole, after ours */
+    for (int i = 0; i < n; i++)
+        if (work[i].status != PREP_OK) {
+            failed++;
+            first = first ? first : &work[i];
+        }
+    if (!first)
         return 0;
-    c->release(c->state);
-    return json_refusal("na", id, "only TLS handshakes share their contexts (one client and one server context) "
-                                  "between threads; use own or libctx");
+    snprintf(reason, sizeof(reason), "thread %d of %d failed (%d in all), though the case prepared before the "
+             "threads started: %s%s", first->index + 1, n, failed, first->status == PREP_NA ? "(n/a) " : "",
+             first->reason);
+    return json_refusal("error", id, reason);
 }
 
 int threads_run(int argc, char **argv)
@@ -142,7 +186,7 @@ int threads_run(int argc, char **argv)
     const char *no_context = mode == LIBCTX ? sp_backend_no_thread_context() : NULL;
     if (no_context)
         return json_refusal("na", id, no_context);
-    if (mode == SHARED && prepare_shared(id, &shared) != 0)
+    if (check_before_threads(id, mode, &shared) != 0)
         return 1;
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -158,7 +202,7 @@ int threads_run(int argc, char **argv)
         return json_refusal("error", id, "out of memory");
     }
     for (int i = 0; i < n; i++)
-        work[i] = (thread_work){id, mode, &shared, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0, {0}, 0};
+        work[i] = (thread_work){id, mode, i, &shared, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0, {0}, 0};
     for (; started < n; started++)
         if (pthread_create(&ids[started], NULL, worker_main, &work[started]) != 0)
             break;
@@ -175,16 +219,8 @@ int threads_run(int argc, char **argv)
     for (int i = 0; i < started; i++)
         pthread_join(ids[i], NULL);
     uint64_t t1 = sp_now_ns(SP_WALL);
-    const thread_work *bad = NULL;
-    for (int i = 0; i < started && !bad; i++)
-        if (work[i].status != PREP_OK)
-            bad = &work[i];
-    int rc = 0;
-    if (started < n)
-        rc = json_refusal("error", id, "cannot start that many threads");
-    else if (bad)
-        rc = json_refusal(bad->status == PREP_NA ? "na" : "error", id, bad->reason);
-    else {
+    int rc = started < n ? json_refusal("error", id, "cannot start that many threads") : thread_failure(id, work, n);
+    if (rc == 0) {
         printf("{\"type\":\"threads\",\"case\":");
         json_string(id);
         printf(",\"threads\":%d,\"mode\":\"%s\",\"wall_ns\":%llu,\"bytes_per_op\":%zu,\"ops\":[", n,

@@ -2,6 +2,7 @@
  * patterns, the one clock and calibration, named tables and the catalog's
  * JSON pieces. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,17 +253,22 @@ const char *sp_pem_dir(void)
     return dir && *dir ? dir : NULL;
 }
 
-const char *sp_roots_file(void)
+/* The roots file's path ("" when it cannot be made), made by make_roots_file once per process. */
+static char roots_path[600];
+static pthread_once_t roots_once = PTHREAD_ONCE_INIT;
+
+static void make_roots_file(void)
 {
     /* One file, made once per process in SSLPERF_CERT_DIR (private to the run): ca-bundle.pem's ~150 certificates
-     * and the PEM directory's CA, as the OpenSSL backend's CA file. */
-    static char path[600];
+     * and the PEM directory's CA, as the OpenSSL backend's CA file. Built in a local buffer and published whole:
+     * no caller sees a path before its file is complete. */
+    char path[sizeof(roots_path)];
     const char *dir = getenv("SSLPERF_CERT_DIR");
-    if (path[0] || !dir || !*dir || !sp_pem_dir())
-        return path[0] ? path : NULL;
+    if (!dir || !*dir || !sp_pem_dir())
+        return;
     int used = snprintf(path, sizeof(path), "%s/roots-", dir);
     if (used < 0 || (size_t)used + 7 > sizeof(path))
-        return NULL;
+        return;
     memset(path + used, 'X', 6);          /* mkstemp's template: six letters it replaces */
     path[used + 6] = '\0';
     int fd = mkstemp(path);
@@ -281,9 +287,15 @@ const char *sp_roots_file(void)
     }
     if (out)
         ok = fclose(out) == 0 && ok;
-    if (!ok)
-        path[0] = '\0';
-    return path[0] ? path : NULL;
+    if (ok)
+        memcpy(roots_path, path, sizeof(path));
+}
+
+const char *sp_roots_file(void)
+{
+    /* Once, whichever thread asks first: the threads runner's threads each load it while preparing. */
+    pthread_once(&roots_once, make_roots_file);
+    return roots_path[0] ? roots_path : NULL;
 }
 
 void sp_split_sampled(sp_sampled_split *s, uint64_t *a, uint64_t *b)

@@ -72,8 +72,6 @@ const sp_command SP_BACKEND_COMMANDS[] = {
     {"mkcerts", 2, 2, mkcerts_mode, "mkcerts DIR COUNT   test CA store, key and certificate (certs.c)"},
     {"pem-certs", 1, 1, write_pem_certs, "pem-certs DIR   the TLS cases' CA, certificates and keys as PEM, for "
                                          "another backend's harness (tls_setup.c)"},
-    {"https-server", 0, SP_ANY_ARGS, https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS [WORKERS]"},
-    {"https-get", 0, SP_ANY_ARGS, https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT [THREADS]"},
     {"quic-server", 0, SP_ANY_ARGS, quic_server, "quic-server DIR GROUP CERT MAX_CONNECTIONS [CONCURRENCY]"},
     {"quic-get", 0, SP_ANY_ARGS, quic_get, "quic-get PORT CA_FILE GROUP CERT COUNT [THREADS]"},
     {"quic-transfer-server", 3, 3, quic_transfer_server, "quic-transfer-server DIR SUITE SIZE"},
@@ -82,7 +80,6 @@ const sp_command SP_BACKEND_COMMANDS[] = {
     {"check-config", 0, SP_ANY_ARGS, check_config, "check-config KEY=VALUE..."},
     {"transfer-server", 5, 5, transfer_server, "transfer-server DIR PROTO SUITE SIZE on|off"},
     {"transfer-client", 7, 7, transfer_client, "transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off"},
-    {"memory", 2, 2, memory_mode, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
     {"quic-memory", 3, 3, quic_memory, "quic-memory GROUP CERT CONNECTIONS"},
     {"fetch", 2, 2, fetch_mode, "fetch digest|cipher|mac|signature|keyexch NAME"},
 };

@@ -13,28 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cipher.h"
 #include "compat.h"
 #include "harness.h"
 #include "families.h"
-
-#define AAD_LEN 13
-#define TAG_LEN 16
-#define NONCE_LEN 12
-
-typedef enum { M_GCM, M_CCM, M_OCB, M_CHACHAPOLY, M_CBC, M_CTR } cipher_mode;
-
-typedef struct {
-    const char *name;        /* as in the case id and `openssl speed -evp` */
-    const char *fetch_name;  /* OpenSSL 3 fetch name */
-    cipher_mode mode;
-    int key_len;
-    const EVP_CIPHER *(*legacy)(void);
-#if SP_BSSL
-    const EVP_AEAD *(*aead)(void);
-#endif
-    const char *needs;       /* for `harness list`: which libraries lack it */
-    const char *kernel;      /* the Linux kernel's name, where AF_ALG offers it (afalg.c) */
-} cipher_alg;
 
 #if SP_BSSL
 #define AEAD(fn) , fn
@@ -80,220 +62,6 @@ static const cipher_alg CIPHERS[] = {
 };
 
 static const char *const OPERATIONS[] = {"encrypt", "decrypt"};   /* index: decrypt */
-
-typedef struct {
-    const cipher_alg *alg;
-    EVP_CIPHER *owned;              /* fetched (OpenSSL 3); freed on release */
-    const EVP_CIPHER *cipher;
-    EVP_CIPHER_CTX *ctx;
-#if SP_BSSL
-    EVP_AEAD_CTX *aead_ctx;
-#endif
-    unsigned char key[32], base_nonce[NONCE_LEN], nonce[16], aad[AAD_LEN], tag[TAG_LEN];
-    unsigned char *in, *out, *ct;   /* plaintext, output, sealed record (for decrypt) */
-    size_t len;
-    uint64_t counter;
-} cipher_state;
-
-static int is_aead(cipher_mode m)
-{
-    return m == M_GCM || m == M_CCM || m == M_OCB || m == M_CHACHAPOLY;
-}
-
-static void next_nonce(cipher_state *s)
-{
-    /* TLS 1.3 style: a fixed IV XORed with the record sequence number. */
-    uint64_t seq = ++s->counter;
-    memcpy(s->nonce, s->base_nonce, NONCE_LEN);
-    for (int i = 0; i < 8; i++)
-        s->nonce[NONCE_LEN - 1 - i] ^= (unsigned char)(seq >> (8 * i));
-}
-
-/* ---- record workload, EVP_CIPHER -------------------------------------- */
-
-/* Seal one record on `ctx` (keyed for encryption). */
-static int evp_seal(const cipher_state *s, EVP_CIPHER_CTX *ctx, const unsigned char *nonce, unsigned char *out,
-                    unsigned char *tag)
-{
-    int n, m;
-    if (!EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, nonce))
-        return 0;
-    if (s->alg->mode == M_CCM && !EVP_EncryptUpdate(ctx, NULL, &n, NULL, (int)s->len))
-        return 0;
-    if (!EVP_EncryptUpdate(ctx, NULL, &n, s->aad, AAD_LEN) || !EVP_EncryptUpdate(ctx, out, &n, s->in, (int)s->len)
-        || !EVP_EncryptFinal_ex(ctx, out + n, &m))
-        return 0;
-    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, tag) > 0;
-}
-
-/* Open one record on `ctx` (keyed for decryption); 1 only if the tag verifies. */
-static int evp_open(const cipher_state *s, EVP_CIPHER_CTX *ctx, const unsigned char *nonce, const unsigned char *ct,
-                    const unsigned char *tag, unsigned char *out)
-{
-    int n, m;
-    if (!EVP_DecryptInit_ex(ctx, NULL, NULL, NULL, nonce)
-        || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, (void *)tag) <= 0)
-        return 0;
-    if (s->alg->mode == M_CCM) {
-        /* CCM verifies the tag in the data update; there is no final. */
-        return EVP_DecryptUpdate(ctx, NULL, &n, NULL, (int)s->len) && EVP_DecryptUpdate(ctx, NULL, &n, s->aad, AAD_LEN)
-               && EVP_DecryptUpdate(ctx, out, &n, ct, (int)s->len) > 0;
-    }
-    return EVP_DecryptUpdate(ctx, NULL, &n, s->aad, AAD_LEN) && EVP_DecryptUpdate(ctx, out, &n, ct, (int)s->len)
-           && EVP_DecryptFinal_ex(ctx, out + n, &m) > 0;
-}
-
-/* CBC/CTR: a fresh IV on a context keyed once for one direction. */
-static int evp_plain(EVP_CIPHER_CTX *ctx, size_t len, const unsigned char *iv, const unsigned char *in,
-                     unsigned char *out)
-{
-    int n, m;
-    return EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1)
-           && EVP_CipherUpdate(ctx, out, &n, in, (int)len)
-           && EVP_CipherFinal_ex(ctx, out + n, &m);
-}
-
-static int run_evp_seal(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++) {
-        next_nonce(s);
-        if (!evp_seal(s, s->ctx, s->nonce, s->out, s->tag))
-            return 0;
-    }
-    return 1;
-}
-
-static int run_evp_open(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!evp_open(s, s->ctx, s->nonce, s->ct, s->tag, s->out))
-            return 0;
-    return 1;
-}
-
-static int run_evp_encrypt(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++) {
-        next_nonce(s);
-        if (!evp_plain(s->ctx, s->len, s->nonce, s->in, s->out))
-            return 0;
-    }
-    return 1;
-}
-
-static int run_evp_decrypt(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!evp_plain(s->ctx, s->len, s->nonce, s->ct, s->out))
-            return 0;
-    return 1;
-}
-
-/* ---- record workload, EVP_AEAD (BoringSSL, AWS-LC) --------------------- */
-
-#if SP_BSSL
-static int aead_seal(cipher_state *s, const unsigned char *nonce, unsigned char *out)
-{
-    size_t out_len;
-    return EVP_AEAD_CTX_seal(s->aead_ctx, out, &out_len, s->len + TAG_LEN, nonce, NONCE_LEN, s->in, s->len,
-                             s->aad, AAD_LEN);
-}
-
-static int aead_open(cipher_state *s, const unsigned char *nonce, const unsigned char *sealed, unsigned char *out)
-{
-    size_t out_len;
-    return EVP_AEAD_CTX_open(s->aead_ctx, out, &out_len, s->len, nonce, NONCE_LEN, sealed, s->len + TAG_LEN,
-                             s->aad, AAD_LEN);
-}
-
-static int run_aead_seal(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++) {
-        next_nonce(s);
-        if (!aead_seal(s, s->nonce, s->out))
-            return 0;
-    }
-    return 1;
-}
-
-static int run_aead_open(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!aead_open(s, s->nonce, s->ct, s->out))
-            return 0;
-    return 1;
-}
-
-/* `bssl speed`'s AEAD loop: seal with one fixed nonce and 13 bytes of AD. */
-static int run_bssl_speed_seal(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!aead_seal(s, s->nonce, s->out))
-            return 0;
-    return 1;
-}
-#endif
-
-/* ---- speed-compat workload (OpenSSL's apps/speed.c) ----------------- */
-
-/* EVP_Update_loop: one in-place update per call on a context keyed once;
- * the final comes once, after the loop. */
-static int run_speed_stream(void *p, uint64_t iters)
-{
-    static const unsigned char zero_iv[32];
-    cipher_state *s = p;
-    int n;
-    /* speed.c finalises once per run; a finalised GCM context needs its IV
-     * again before the next run (once per batch, not per call). */
-    if (!EVP_CipherInit_ex(s->ctx, NULL, NULL, NULL, zero_iv, -1))
-        return 0;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!EVP_EncryptUpdate(s->ctx, s->out, &n, s->out, (int)s->len))
-            return 0;
-    return EVP_EncryptFinal_ex(s->ctx, s->out, &n) > 0 || s->alg->mode == M_CCM;
-}
-
-/* EVP_Update_loop_ccm (before 3.0.16): length, then data, per call. */
-static int run_speed_ccm(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    int n;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!EVP_EncryptUpdate(s->ctx, NULL, &n, NULL, (int)s->len)
-            || !EVP_EncryptUpdate(s->ctx, s->out, &n, s->out, (int)s->len))
-            return 0;
-    return 1;
-}
-
-/* EVP_Update_loop_aead_enc (3.0.16+, 3.4.1+): every call re-keys with the
- * same all-zero IV, and the final computes the tag (never read). */
-static int run_speed_aead_rekey(void *p, uint64_t iters)
-{
-    cipher_state *s = p;
-    static const unsigned char zero_iv[NONCE_LEN];
-    cipher_mode m = s->alg->mode;
-    int n;
-    for (uint64_t i = 0; i < iters; i++) {
-        if (EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_IVLEN, NONCE_LEN, NULL) <= 0)
-            return 0;
-        if ((m == M_CCM || m == M_OCB) && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, NULL) <= 0)
-            return 0;
-        if (!EVP_CipherInit_ex(s->ctx, NULL, NULL, s->key, zero_iv, -1))
-            return 0;
-        if (m == M_CCM && !EVP_EncryptUpdate(s->ctx, NULL, &n, NULL, (int)s->len))
-            return 0;
-        if (!EVP_EncryptUpdate(s->ctx, s->out, &n, s->out, (int)s->len) || !EVP_EncryptFinal_ex(s->ctx, s->out, &n))
-            return 0;
-    }
-    return 1;
-}
 
 /* ---- set-up ------------------------------------------------------------ */
 
@@ -355,13 +123,13 @@ static prep_status setup_evp_plain(cipher_state *s, int decrypt, bench_case *out
         EVP_CIPHER_CTX_free(other);
         return prep_error(res, "cannot key %s", s->alg->name);
     }
-    int ok = evp_plain(decrypt ? other : s->ctx, s->len, s->nonce, s->in, s->ct)
-             && evp_plain(decrypt ? s->ctx : other, s->len, s->nonce, s->ct, s->out)
+    int ok = cipher_plain(decrypt ? other : s->ctx, s->len, s->nonce, s->in, s->ct)
+             && cipher_plain(decrypt ? s->ctx : other, s->len, s->nonce, s->ct, s->out)
              && memcmp(s->out, s->in, s->len) == 0 && memcmp(s->ct, s->in, s->len) != 0;
     EVP_CIPHER_CTX_free(other);
     if (!ok)
         return prep_error(res, "%s round trip failed", s->alg->name);
-    out->run = decrypt ? run_evp_decrypt : run_evp_encrypt;
+    out->run = decrypt ? cipher_run_evp_decrypt : cipher_run_evp_encrypt;
     return PREP_OK;
 }
 
@@ -391,13 +159,13 @@ static prep_status setup_evp_record(cipher_state *s, int decrypt, bench_case *ou
     const char *failure = NULL;
     if (!enc || !dec)
         failure = "cannot key %s with a 12-byte nonce and 16-byte tag";
-    else if (!evp_seal(s, enc, s->nonce, s->ct, s->tag))
+    else if (!cipher_seal(s, enc, s->nonce, s->ct, s->tag))
         failure = "%s seal failed";
-    else if (!evp_open(s, dec, s->nonce, s->ct, s->tag, s->out) || memcmp(s->out, s->in, s->len) != 0)
+    else if (!cipher_open(s, dec, s->nonce, s->ct, s->tag, s->out) || memcmp(s->out, s->in, s->len) != 0)
         failure = "%s open did not give back the plaintext";
     else {
         s->tag[0] ^= 1;
-        if (evp_open(s, dec, s->nonce, s->ct, s->tag, s->out))
+        if (cipher_open(s, dec, s->nonce, s->ct, s->tag, s->out))
             failure = "%s accepted a damaged tag";
         s->tag[0] ^= 1;
         ERR_clear_error();
@@ -410,7 +178,7 @@ static prep_status setup_evp_record(cipher_state *s, int decrypt, bench_case *ou
     EVP_CIPHER_CTX_free(s->ctx);
     s->ctx = decrypt ? dec : enc;
     EVP_CIPHER_CTX_free(decrypt ? enc : dec);
-    out->run = decrypt ? run_evp_open : run_evp_seal;
+    out->run = decrypt ? cipher_run_evp_open : cipher_run_evp_seal;
     return PREP_OK;
 }
 
@@ -420,15 +188,15 @@ static prep_status setup_aead_record(cipher_state *s, int decrypt, bench_case *o
     s->aead_ctx = EVP_AEAD_CTX_new(s->alg->aead(), s->key, (size_t)s->alg->key_len, TAG_LEN);
     if (!s->aead_ctx)
         return prep_error(res, "EVP_AEAD_CTX_new failed for %s", s->alg->name);
-    if (!aead_seal(s, s->nonce, s->ct) || !aead_open(s, s->nonce, s->ct, s->out)
+    if (!cipher_aead_seal(s, s->nonce, s->ct) || !cipher_aead_open(s, s->nonce, s->ct, s->out)
         || memcmp(s->out, s->in, s->len) != 0)
         return prep_error(res, "%s seal/open round trip failed", s->alg->name);
     s->ct[s->len] ^= 1;
-    if (aead_open(s, s->nonce, s->ct, s->out))
+    if (cipher_aead_open(s, s->nonce, s->ct, s->out))
         return prep_error(res, "%s accepted a damaged tag", s->alg->name);
     s->ct[s->len] ^= 1;
     ERR_clear_error();
-    out->run = decrypt ? run_aead_open : run_aead_seal;
+    out->run = decrypt ? cipher_run_aead_open : cipher_run_aead_seal;
     snprintf(out->note, sizeof(out->note), "EVP_AEAD API (as BoringSSL's TLS stack uses it)");
     return PREP_OK;
 }
@@ -438,9 +206,9 @@ static prep_status setup_aead_record(cipher_state *s, int decrypt, bench_case *o
 static prep_status setup_bssl_speed(cipher_state *s, bench_case *out, prep_result *res)
 {
     s->aead_ctx = EVP_AEAD_CTX_new(s->alg->aead(), s->key, (size_t)s->alg->key_len, TAG_LEN);
-    if (!s->aead_ctx || !aead_seal(s, s->nonce, s->ct))
+    if (!s->aead_ctx || !cipher_aead_seal(s, s->nonce, s->ct))
         return prep_error(res, "EVP_AEAD set-up failed for %s", s->alg->name);
-    out->run = run_bssl_speed_seal;
+    out->run = cipher_run_bssl_speed_seal;
     snprintf(out->note, sizeof(out->note), "bssl speed loop: EVP_AEAD_CTX_seal, fixed nonce, 13-byte AD");
     return PREP_OK;
 }
@@ -451,9 +219,9 @@ static prep_status setup_speed_compat(cipher_state *s, bench_case *out, prep_res
     static const unsigned char zero_iv[32];
     cipher_mode m = s->alg->mode;
     if (SP_SPEED_AEAD_REKEY && (m == M_GCM || m == M_CCM || m == M_OCB)) {
-        if (!EVP_CipherInit_ex(s->ctx, s->cipher, NULL, NULL, NULL, 1) || !run_speed_aead_rekey(s, 1))
+        if (!EVP_CipherInit_ex(s->ctx, s->cipher, NULL, NULL, NULL, 1) || !cipher_run_speed_aead_rekey(s, 1))
             return prep_error(res, "speed-compat set-up failed for %s", s->alg->name);
-        out->run = run_speed_aead_rekey;
+        out->run = cipher_run_speed_aead_rekey;
         snprintf(out->note, sizeof(out->note), "openssl speed loop: re-key, zero IV, update, final per call");
         return PREP_OK;
     }
@@ -461,7 +229,7 @@ static prep_status setup_speed_compat(cipher_state *s, bench_case *out, prep_res
     if (!EVP_CipherInit_ex(s->ctx, s->cipher, NULL, NULL, zero_iv, 1) || !EVP_CIPHER_CTX_set_padding(s->ctx, 0)
         || !EVP_CipherInit_ex(s->ctx, NULL, NULL, s->key, NULL, -1))
         return prep_error(res, "speed-compat set-up failed for %s", s->alg->name);
-    out->run = m == M_CCM ? run_speed_ccm : run_speed_stream;
+    out->run = m == M_CCM ? cipher_run_speed_ccm : cipher_run_speed_stream;
     snprintf(out->note, sizeof(out->note), m == M_CCM ? "openssl speed loop: CCM length + update per call"
                                                        : "openssl speed loop: one streaming update per call");
     return PREP_OK;
@@ -560,8 +328,8 @@ prep_status cipher_reference(const char *name, const unsigned char *key, const u
         return PREP_NA;
     if (!load_evp_cipher(&s))
         status = prep_na(res, "%s does not offer %s", sp_flavor(), s.alg->fetch_name);
-    else if (is_aead(s.alg->mode) ? !(ctx = aead_ctx(&s, 1)) || !evp_seal(&s, ctx, iv, out, out + len)
-                                  : !(ctx = keyed_ctx(&s, 1)) || !evp_plain(ctx, len, iv, in, out))
+    else if (is_aead(s.alg->mode) ? !(ctx = aead_ctx(&s, 1)) || !cipher_seal(&s, ctx, iv, out, out + len)
+                                  : !(ctx = keyed_ctx(&s, 1)) || !cipher_plain(ctx, len, iv, in, out))
         status = prep_error(res, "%s cannot encrypt %zu bytes with %s", sp_flavor(), len, s.alg->fetch_name);
     EVP_CIPHER_CTX_free(ctx);
 #if SP_OSSL3

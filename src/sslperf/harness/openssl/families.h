@@ -13,14 +13,11 @@ prep_status prepare_api(const case_name *name, bench_case *out, prep_result *res
 prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_afalg(const case_name *name, bench_case *out, prep_result *res);
 int make_certs(const char *dir, int count);
-int https_server(int argc, char **argv);
-int https_get(int argc, char **argv);
 int quic_server(int argc, char **argv);     /* quic.c */
 int quic_get(int argc, char **argv);
 int quic_transfer_server(int argc, char **argv);   /* quic_transfer.c */
 int quic_transfer_client(int argc, char **argv);
 int check_config(int argc, char **argv);
-int memory_mode(int argc, char **argv);   /* memory.c */
 int quic_memory(int argc, char **argv);   /* quic_memory.c */
 int transfer_server(int argc, char **argv);   /* transfer_tcp.c */
 int transfer_client(int argc, char **argv);

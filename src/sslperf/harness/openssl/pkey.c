@@ -232,70 +232,31 @@ static int do_decaps(pkey_state *s, unsigned char *ss, size_t *ss_len)
 #endif
 }
 
-static int run_sign(void *p, uint64_t iters)
+static int keygen_once(EVP_PKEY_CTX *ctx)
 {
-    pkey_state *s = p;
-    unsigned char sig[8192];
-    size_t len;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!do_sign(s, s->msg, sig, &len))
-            return 0;
-    return 1;
+    EVP_PKEY *key = generate(ctx);
+    EVP_PKEY_free(key);
+    return key != NULL;
 }
 
-static int run_verify(void *p, uint64_t iters)
-{
-    pkey_state *s = p;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!do_verify(s, s->msg))
-            return 0;
-    return 1;
-}
-
-static int run_derive(void *p, uint64_t iters)
-{
-    pkey_state *s = p;
-    unsigned char out[1024];
-    size_t len;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!do_derive(s->ctx, out, &len))
-            return 0;
-    return 1;
-}
-
-static int run_encaps(void *p, uint64_t iters)
-{
-    pkey_state *s = p;
-    unsigned char ct[2048], ss[64];
-    size_t ct_len, ss_len;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!do_encaps(s, ct, &ct_len, ss, &ss_len))
-            return 0;
-    return 1;
-}
-
-static int run_decaps(void *p, uint64_t iters)
-{
-    pkey_state *s = p;
-    unsigned char ss[64];
-    size_t len;
-    for (uint64_t i = 0; i < iters; i++)
-        if (!do_decaps(s, ss, &len))
-            return 0;
-    return 1;
-}
-
-static int run_keygen(void *p, uint64_t iters)
-{
-    pkey_state *s = p;
-    for (uint64_t i = 0; i < iters; i++) {
-        EVP_PKEY *key = generate(s->ctx);
-        if (!key)
-            return 0;
-        EVP_PKEY_free(key);
+/* An operation's timed loop: `iters` direct calls with their scratch space, the first failure ending it. */
+#define TIMED_LOOP(name, scratch, call)                                                                           \
+    static int name(void *p, uint64_t iters)                                                                      \
+    {                                                                                                             \
+        pkey_state *s = p;                                                                                        \
+        scratch;                                                                                                  \
+        for (uint64_t i = 0; i < iters; i++)                                                                      \
+            if (!(call))                                                                                          \
+                return 0;                                                                                         \
+        return 1;                                                                                                 \
     }
-    return 1;
-}
+TIMED_LOOP(run_sign, unsigned char sig[8192]; size_t len, do_sign(s, s->msg, sig, &len))
+TIMED_LOOP(run_verify, (void)0, do_verify(s, s->msg))
+TIMED_LOOP(run_derive, unsigned char out[1024]; size_t len, do_derive(s->ctx, out, &len))
+TIMED_LOOP(run_encaps, unsigned char ct[2048]; unsigned char ss[64]; size_t ct_len; size_t ss_len,
+           do_encaps(s, ct, &ct_len, ss, &ss_len))
+TIMED_LOOP(run_decaps, unsigned char ss[64]; size_t len, do_decaps(s, ss, &len))
+TIMED_LOOP(run_keygen, (void)0, keygen_once(s->ctx))
 
 /* ---- set-up ------------------------------------------------------------ */
 

@@ -11,9 +11,6 @@
 #include "rustls.h"
 
 prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res);   /* tls.c */
-int rustls_memory(int argc, char **argv);                                            /* memory.c */
-int rustls_https_server(int argc, char **argv);                                      /* loopback.c */
-int rustls_https_get(int argc, char **argv);
 
 const char SP_BACKEND_NAME[] = "rustls";
 
@@ -38,10 +35,7 @@ const sp_family SP_FAMILIES[] = {
 const size_t SP_N_FAMILIES = sizeof(SP_FAMILIES) / sizeof(SP_FAMILIES[0]);
 
 const sp_command SP_BACKEND_COMMANDS[] = {
-    {"https-server", 0, SP_ANY_ARGS, rustls_https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
-    {"https-get", 0, SP_ANY_ARGS, rustls_https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
     {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own|shared]"},
-    {"memory", 2, 2, rustls_memory, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
 };
 const size_t SP_N_BACKEND_COMMANDS = sizeof(SP_BACKEND_COMMANDS) / sizeof(SP_BACKEND_COMMANDS[0]);
 

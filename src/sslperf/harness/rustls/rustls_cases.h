@@ -1,5 +1,5 @@
-/* The rustls backend's TLS cases, shared by tls.c (handshakes, resumption,
- * configurations) and transfer.c (bulk transfer). */
+/* The rustls backend's TLS cases: configuration (config.c), the in-memory pair (pair.c), shared by tls.c
+ * (handshakes, resumption), transfer.c (bulk transfer), memory.c and loopback.c. */
 #ifndef SSLPERF_RUSTLS_CASES_H
 #define SSLPERF_RUSTLS_CASES_H
 
@@ -7,13 +7,11 @@
 
 #include "harness.h"
 #include "rustls.h"
+#include "tls_names.h"
 
 typedef struct {
+    sp_tls_case tls;             /* new_ctx: a new client config (root store load, verifier) per connection */
     uint16_t version;            /* RUSTLS_TLS_VERSION_TLSV1_2 or _TLSV1_3 */
-    const char *proto;           /* tls1.2 | tls1.3, as in the case id */
-    int group_row, cert_row, suite_row;
-    int new_config;              /* a new client config (root store load, verifier) per connection */
-    int resume;                  /* 0, ticket (1) or session id (2) */
 } rtls_config;
 
 /* One direction of an in-memory transport: what one side wrote and the other has not read yet. */
@@ -60,7 +58,6 @@ const struct rustls_client_config *rtls_client_config_trusting(const rtls_config
                                                                prep_result *res);
 /* The roots file the backend's own clients load (SSLPERF_CERT_DIR's bundle and the PEM CA), made once. */
 const char *rtls_roots_file(prep_result *res);
-const char *rtls_group_name(const rtls_config *cfg);   /* the case's group as rustls names it */
 /* Both ends of a new connection; 0 (and `res` set) on failure. */
 int rtls_connect(rtls_pair *pair, const struct rustls_client_config *client, const struct rustls_server_config *server,
                  prep_result *res);

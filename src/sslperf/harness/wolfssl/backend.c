@@ -31,9 +31,6 @@ const size_t SP_N_FAMILIES = sizeof(SP_FAMILIES) / sizeof(SP_FAMILIES[0]);
 
 const sp_command SP_BACKEND_COMMANDS[] = {
     {"threads", 3, 4, threads_run, "threads CASE THREADS MS [own]"},
-    {"memory", 2, 2, wolf_memory, "memory tls/handshake/PROTO/GROUP/CERT/shared CONNECTIONS"},
-    {"https-server", 0, SP_ANY_ARGS, wolf_https_server, "https-server DIR PROTO GROUP CERT MAX_CONNECTIONS"},
-    {"https-get", 0, SP_ANY_ARGS, wolf_https_get, "https-get PORT CA_FILE PROTO GROUP CERT new|shared COUNT"},
 };
 const size_t SP_N_BACKEND_COMMANDS = sizeof(SP_BACKEND_COMMANDS) / sizeof(SP_BACKEND_COMMANDS[0]);
 

@@ -25,9 +25,9 @@
 #include "wolfssl_cases.h"
 #include "wolfssl_tls.h"
 #include "tls_names.h"
+#include "transfer.h"
 
-#define MAX_TRANSFER (16u * 1024 * 1024)
-#define SPLIT_EVERY 16
+#define SPLIT_EVERY 8      /* handshakes per one whose client and server sides are timed apart */
 
 /* wolfSSL's constants for tls_names.h's rows, in their order. */
 static const struct {
@@ -88,44 +88,31 @@ int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 
 /* ---- configuration ------------------------------------------------------------- */
 
-static void from_case(const sp_tls_case *c, wtls_config *cfg)
-{
-    memset(cfg, 0, sizeof(*cfg));
-    cfg->tls13 = c->tls13;
-    cfg->group_row = c->group;
-    cfg->cert_row = c->cert;
-    cfg->suite_row = c->suite;
-    cfg->new_ctx = c->new_ctx;
-    cfg->resume = c->resume;
-}
-
 prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res)
 {
-    sp_tls_case c;
-    prep_status status = sp_tls_parse(name, &c, res);
-    from_case(&c, cfg);
-    return status;
+    memset(cfg, 0, sizeof(*cfg));
+    return sp_tls_parse(name, &cfg->tls, res);
 }
 
 static const char *suite_name(const wtls_config *cfg)
 {
-    if (cfg->tls13)
-        return SUITES[cfg->suite_row].tls13;
-    return SP_TLS_CERTS[cfg->cert_row].rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa;
+    if (cfg->tls.tls13)
+        return SUITES[cfg->tls.suite].tls13;
+    return SP_TLS_CERTS[cfg->tls.cert].rsa ? SUITES[cfg->tls.suite].tls12_rsa : SUITES[cfg->tls.suite].tls12_ecdsa;
 }
 
 /* Version, the one suite, and the group (with, for TLS 1.2, an ECDSA certificate's curve). */
 static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
 {
     int ok = wolfSSL_CTX_set_cipher_list(ctx, suite_name(cfg)) == WOLFSSL_SUCCESS;
-    int curve_row = SP_TLS_CERTS[cfg->cert_row].curve_group;
-    int groups[2] = {GROUPS[cfg->group_row].group, curve_row >= 0 ? GROUPS[curve_row].group : 0};
-    int count = !cfg->tls13 && groups[1] && groups[1] != groups[0] ? 2 : 1;
-    if (ok && cfg->tls13)
+    int curve_row = SP_TLS_CERTS[cfg->tls.cert].curve_group;
+    int groups[2] = {GROUPS[cfg->tls.group].group, curve_row >= 0 ? GROUPS[curve_row].group : 0};
+    int count = !cfg->tls.tls13 && groups[1] && groups[1] != groups[0] ? 2 : 1;
+    if (ok && cfg->tls.tls13)
         ok = wolfSSL_CTX_set_groups(ctx, groups, count) == WOLFSSL_SUCCESS;
-    for (int i = 0; ok && !cfg->tls13 && !server && i < count; i++)
+    for (int i = 0; ok && !cfg->tls.tls13 && !server && i < count; i++)
         ok = wolfSSL_CTX_UseSupportedCurve(ctx, (word16)groups[i]) == WOLFSSL_SUCCESS;
-    if (ok && server && cfg->resume == 2)
+    if (ok && server && cfg->tls.resume == 2)
         ok = wolfSSL_CTX_NoTicketTLSv12(ctx) == WOLFSSL_SUCCESS;
     if (!cfg->sockets) {                 /* else wolfSSL's own socket I/O, on each connection's fd */
         wolfSSL_CTX_SetIORecv(ctx, wtls_pipe_recv);
@@ -136,9 +123,9 @@ static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
 
 WOLFSSL_CTX *wtls_client_ctx(const wtls_config *cfg, const char *roots)
 {
-    WOLFSSL_CTX *ctx = wolfSSL_CTX_new(cfg->tls13 ? wolfTLSv1_3_client_method() : wolfTLSv1_2_client_method());
+    WOLFSSL_CTX *ctx = wolfSSL_CTX_new(cfg->tls.tls13 ? wolfTLSv1_3_client_method() : wolfTLSv1_2_client_method());
     if (ctx && configure(ctx, cfg, 0) && wolfSSL_CTX_load_verify_locations(ctx, roots, NULL) == WOLFSSL_SUCCESS
-        && (cfg->tls13 || cfg->resume != 1 || wolfSSL_CTX_UseSessionTicket(ctx) == WOLFSSL_SUCCESS)) {
+        && (cfg->tls.tls13 || cfg->tls.resume != 1 || wolfSSL_CTX_UseSessionTicket(ctx) == WOLFSSL_SUCCESS)) {
         wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER, NULL);   /* TLS 1.2 tickets: the client asks for one */
         return ctx;
     }
@@ -154,17 +141,18 @@ prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL
     if (!sp_pem_dir() || !roots)
         return prep_na(res, "no certificate directories (SSLPERF_CERT_DIR and SSLPERF_TLS_PEM_DIR are set by "
                             "`sslperf tls`)");
-    snprintf(cert, sizeof(cert), "%s/%s.pem", sp_pem_dir(), SP_TLS_CERTS[cfg->cert_row].name);
-    snprintf(key, sizeof(key), "%s/%s.key", sp_pem_dir(), SP_TLS_CERTS[cfg->cert_row].name);
-    *server = wolfSSL_CTX_new(cfg->tls13 ? wolfTLSv1_3_server_method() : wolfTLSv1_2_server_method());
+    snprintf(cert, sizeof(cert), "%s/%s.pem", sp_pem_dir(), SP_TLS_CERTS[cfg->tls.cert].name);
+    snprintf(key, sizeof(key), "%s/%s.key", sp_pem_dir(), SP_TLS_CERTS[cfg->tls.cert].name);
+    *server = wolfSSL_CTX_new(cfg->tls.tls13 ? wolfTLSv1_3_server_method() : wolfTLSv1_2_server_method());
     if (!*server || !configure(*server, cfg, 1))
-        return prep_na(res, "the server cannot be set up for %s with %s", cfg->tls13 ? "TLS 1.3" : "TLS 1.2",
-                       SP_TLS_GROUPS[cfg->group_row].name);
+        return prep_na(res, "the server cannot be set up for %s with %s", cfg->tls.tls13 ? "TLS 1.3" : "TLS 1.2",
+                       SP_TLS_GROUPS[cfg->tls.group].name);
     if (wolfSSL_CTX_use_certificate_file(*server, cert, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS
         || wolfSSL_CTX_use_PrivateKey_file(*server, key, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS)
-        return prep_na(res, "this wolfSSL build does not take the %s certificate and key", SP_TLS_CERTS[cfg->cert_row].name);
-    if (!cfg->new_ctx && !(*client = wtls_client_ctx(cfg, roots)))
-        return prep_na(res, "the client cannot be set up for group %s", SP_TLS_GROUPS[cfg->group_row].name);
+        return prep_na(res, "this wolfSSL build does not take the %s certificate and key",
+                       SP_TLS_CERTS[cfg->tls.cert].name);
+    if (!cfg->tls.new_ctx && !(*client = wtls_client_ctx(cfg, roots)))
+        return prep_na(res, "the client cannot be set up for group %s", SP_TLS_GROUPS[cfg->tls.group].name);
     return PREP_OK;
 }
 
@@ -209,12 +197,12 @@ static int step(wtls_state *s, WOLFSSL *ssl, int server, int *done, uint64_t *sp
 static int handshake(wtls_state *s)
 {
     uint64_t t0 = now(s);
-    WOLFSSL_CTX *cctx = s->cfg.new_ctx ? wtls_client_ctx(&s->cfg, sp_roots_file()) : s->client_ctx;
+    WOLFSSL_CTX *cctx = s->cfg.tls.new_ctx ? wtls_client_ctx(&s->cfg, sp_roots_file()) : s->client_ctx;
     s->client = cctx ? wolfSSL_new(cctx) : NULL;
     int ok = s->client && wolfSSL_UseSNI(s->client, WOLFSSL_SNI_HOST_NAME, "localhost", 9) == WOLFSSL_SUCCESS
              && wolfSSL_check_domain_name(s->client, "localhost") == WOLFSSL_SUCCESS
              && (!s->session || wolfSSL_set_session(s->client, s->session) == WOLFSSL_SUCCESS);
-    if (s->cfg.new_ctx)
+    if (s->cfg.tls.new_ctx)
         wolfSSL_CTX_free(cctx);     /* the WOLFSSL holds its context */
     uint64_t t1 = now(s);
     s->client_ns += t1 - t0;
@@ -236,7 +224,7 @@ static int handshake(wtls_state *s)
             ok = step(s, s->server, 1, &server_done, &s->server_ns);
     }
     ok = ok && client_done && server_done;
-    if (ok && s->cfg.tls13) {
+    if (ok && s->cfg.tls.tls13) {
         /* The client takes the session tickets the server sent. */
         char byte;
         uint64_t t2 = now(s);
@@ -263,7 +251,7 @@ static int run_handshakes(void *p, uint64_t iters)
     wtls_state *s = p;
     uint64_t start = sp_now_ns(SP_THREAD_CPU);
     for (uint64_t i = 0; i < iters; i++) {
-        s->timed = (s->ops + i) % 8 == 0;
+        s->timed = (s->ops + i) % SPLIT_EVERY == 0;
         int ok = handshake(s);
         close_pair(s);
         if (!ok)
@@ -284,7 +272,8 @@ static void split_times(void *p, uint64_t *client, uint64_t *server)
     s->client_ns = s->server_ns = s->ops = s->batch_ns = 0;
 }
 
-static void release_state(void *p)
+/* What a state holds (a transfer's pair is freed by core/transfer.c), then the state itself. */
+static void release_pair(void *p)
 {
     wtls_state *s = p;
     if (s->client || s->server)
@@ -294,7 +283,12 @@ static void release_state(void *p)
     wolfSSL_CTX_free(s->server_ctx);
     free(s->to_server.data);
     free(s->to_client.data);
-    free(s);
+}
+
+static void release_state(void *p)
+{
+    release_pair(p);
+    free(p);
 }
 
 /* What the pair negotiated against what was asked: "" and `checked` filled, or the problem. */
@@ -305,17 +299,17 @@ void wtls_check(const wtls_config *cfg, WOLFSSL *client, int expect_resumed, cha
     const char *group = wolfSSL_get_curve_name(client);
     int resumed = wolfSSL_session_reused(client) == 1;
     problem[0] = '\0';
-    if (strcmp(version, cfg->tls13 ? "TLSv1.3" : "TLSv1.2") != 0)
+    if (strcmp(version, cfg->tls.tls13 ? "TLSv1.3" : "TLSv1.2") != 0)
         snprintf(problem, plen, "negotiated %s, not the version asked", version);
     else if (!suite || strstr(suite_name(cfg), suite) == NULL)
         snprintf(problem, plen, "negotiated cipher suite %s", suite ? suite : "(none)");
     else if (expect_resumed != resumed)
         snprintf(problem, plen, expect_resumed ? "the session was not resumed" : "a full handshake resumed");
-    else if (!(resumed && !cfg->tls13) && (!group || strcmp(group, GROUPS[cfg->group_row].reported) != 0))
-        snprintf(problem, plen, "negotiated another group than %s: %s", SP_TLS_GROUPS[cfg->group_row].name,
+    else if (!(resumed && !cfg->tls.tls13) && (!group || strcmp(group, GROUPS[cfg->tls.group].reported) != 0))
+        snprintf(problem, plen, "negotiated another group than %s: %s", SP_TLS_GROUPS[cfg->tls.group].name,
                  group ? group : "(none)");
     else
-        snprintf(checked, clen, "%s %s group %s%s", version, suite, resumed && !cfg->tls13 ? "(none: resumed)"
+        snprintf(checked, clen, "%s %s group %s%s", version, suite, resumed && !cfg->tls.tls13 ? "(none: resumed)"
                  : group, resumed ? " resumed" : "");
 }
 
@@ -327,143 +321,49 @@ static prep_status check_first(wtls_state *s, int expect_resumed, prep_result *r
         return prep_error(res, "the handshake failed");
     }
     wtls_check(&s->cfg, s->client, expect_resumed, problem, sizeof(problem), checked, clen);
-    if (!problem[0] && s->cfg.resume && !s->session && !(s->session = wolfSSL_get1_session(s->client)))
+    if (!problem[0] && s->cfg.tls.resume && !s->session && !(s->session = wolfSSL_get1_session(s->client)))
         snprintf(problem, sizeof(problem), "the server gave no resumable session");
     close_pair(s);
     return problem[0] ? prep_error(res, "%s", problem) : PREP_OK;
 }
 
-/* ---- transfer ------------------------------------------------------------------------- */
+/* ---- transfer (core/transfer.c times it) ---------------------------------------------- */
 
-typedef struct {
-    wtls_state pair;
-    unsigned char *out, *in;
-    size_t size;
-    sp_sampled_split split;      /* a: send, b: receive */
-} transfer_state;
-
-static int write_all(WOLFSSL *ssl, const unsigned char *buf, size_t len)
+static int write_some(void *p, const unsigned char *buf, int len)
 {
-    while (len > 0) {
-        int n = wolfSSL_write(ssl, buf, len > 0x40000000 ? 0x40000000 : (int)len);
-        if (n <= 0)
-            return 0;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 1;
+    return wolfSSL_write(((wtls_state *)p)->client, buf, len);
 }
 
-static int read_all(WOLFSSL *ssl, unsigned char *buf, size_t len)
+static int read_some(void *p, unsigned char *buf, int len)
 {
-    size_t got = 0;
-    while (got < len) {
-        int n = wolfSSL_read(ssl, buf + got, (int)(len - got));
-        if (n <= 0)
-            return 0;
-        got += (size_t)n;
-    }
-    return 1;
+    return wolfSSL_read(((wtls_state *)p)->server, buf, len);
 }
 
-/* Every SPLIT_EVERY-th write and its reads timed apart; the rest untimed, so clock reads cost them nothing. */
-static int run_transfer(void *p, uint64_t iters)
+static prep_status connect_pair(void *p, const char *proto, const char *suite, size_t size, prep_result *res)
 {
-    transfer_state *s = p;
-    uint64_t start = sp_now_ns(SP_WALL);
-    for (uint64_t i = 0; i < iters; i++) {
-        if ((s->split.ops + i) % SPLIT_EVERY) {
-            if (!write_all(s->pair.client, s->out, s->size) || !read_all(s->pair.server, s->in, s->size))
-                return 0;
-            continue;
-        }
-        uint64_t t0 = sp_now_ns(SP_WALL);
-        if (!write_all(s->pair.client, s->out, s->size))
-            return 0;
-        uint64_t t1 = sp_now_ns(SP_WALL);
-        if (!read_all(s->pair.server, s->in, s->size))
-            return 0;
-        s->split.a_ns += t1 - t0;
-        s->split.b_ns += sp_now_ns(SP_WALL) - t1;
-    }
-    s->split.ops += iters;
-    s->split.batch_ns += sp_now_ns(SP_WALL) - start;
-    return 1;
+    (void)size;     /* the pipes grow to a write's records */
+    wtls_state *s = p;
+    prep_status status = sp_tls_parse_transfer(proto, suite, &s->cfg.tls, res);
+    if (status == PREP_OK)
+        status = wtls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, res);
+    return status == PREP_OK && !handshake(s) ? prep_error(res, "the handshake failed") : status;
 }
 
-static void split_transfer(void *p, uint64_t *send, uint64_t *receive)
+static prep_status check_transfer(void *p, prep_result *res, char *seen, size_t seen_len)
 {
-    transfer_state *s = p;
-    sp_split_sampled(&s->split, send, receive);
+    char problem[200];
+    wtls_check(&((wtls_state *)p)->cfg, ((wtls_state *)p)->client, 0, problem, sizeof(problem), seen, seen_len);
+    return problem[0] ? prep_error(res, "%s", problem) : PREP_OK;
 }
 
-static void release_transfer(void *p)
-{
-    transfer_state *s = p;
-    if (s->pair.client || s->pair.server)
-        close_pair(&s->pair);
-    wolfSSL_CTX_free(s->pair.client_ctx);
-    wolfSSL_CTX_free(s->pair.server_ctx);
-    free(s->pair.to_server.data);
-    free(s->pair.to_client.data);
-    free(s->out);
-    free(s->in);
-    free(s);
-}
-
-static prep_status prepare_transfer(const case_name *name, bench_case *out, prep_result *res)
-{
-    char problem[200], seen[REASON_MAX];
-    transfer_state *s = calloc(1, sizeof(*s));
-    prep_status status = PREP_OK;
-    if (!s)
-        return prep_error(res, "out of memory");
-    wtls_config *cfg = &s->pair.cfg;
-    sp_tls_case c;
-    if (name->n != 5)
-        status = prep_unknown(res, "transfer cases are tls/transfer/PROTO/SUITE/SIZE");
-    else
-        status = sp_tls_parse_transfer(name->part[2], name->part[3], &c, res);
-    if (status == PREP_OK && (!parse_size(name->part[4], &s->size) || s->size > MAX_TRANSFER))
-        status = prep_unknown(res, "the write size must be 1 to %u bytes, not \"%s\"", MAX_TRANSFER, name->part[4]);
-    if (status == PREP_OK) {
-        from_case(&c, cfg);
-        status = wtls_make_ctxs(cfg, &s->pair.server_ctx, &s->pair.client_ctx, res);
-    }
-    if (status == PREP_OK) {
-        s->out = malloc(s->size);
-        s->in = malloc(s->size);
-        if (!s->out || !s->in)
-            status = prep_error(res, "out of memory for %zu-byte buffers", s->size);
-        else if (!handshake(&s->pair))
-            status = prep_error(res, "the handshake failed");
-    }
-    if (status == PREP_OK) {
-        wtls_check(&s->pair.cfg, s->pair.client, 0, problem, sizeof(problem), seen, sizeof(seen));
-        fill_pattern(s->out, s->size, 7);
-        memset(s->in, 0, s->size);
-        if (problem[0])
-            status = prep_error(res, "%s", problem);
-        else if (!write_all(s->pair.client, s->out, s->size) || !read_all(s->pair.server, s->in, s->size))
-            status = prep_error(res, "the server did not read back %zu bytes", s->size);
-        else if (getenv("SSLPERF_TRANSFER_FLIP_A_BYTE"))     /* lets a test see that the comparison catches it */
-            s->in[s->size / 2] ^= 1;
-        if (status == PREP_OK && memcmp(s->in, s->out, s->size) != 0)
-            status = prep_error(res, "the reader got other bytes than the writer wrote");
-    }
-    if (sp_take(status, out, s, release_transfer, UNIT_BYTES, s->size) != PREP_OK)
-        return status;
-    snprintf(out->checked, sizeof(out->checked), "%.200s, %zu bytes received as written", seen, s->size);
-    out->run = run_transfer;
-    out->split = split_transfer;
-    snprintf(out->note, sizeof(out->note), "client writes, server reads; copies in memory included");
-    return PREP_OK;
-}
+static const sp_transfer_ops WOLF_TRANSFER = {
+    "wolfSSL_write", sizeof(wtls_state), connect_pair, check_transfer, write_some, read_some, release_pair,
+};
 
 prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result *res)
 {
     if (name->n >= 2 && strcmp(name->part[1], "transfer") == 0)
-        return prepare_transfer(name, out, res);
+        return sp_prepare_transfer(name, &WOLF_TRANSFER, out, res);
     wtls_state *s = calloc(1, sizeof(*s));
     if (!s)
         return prep_error(res, "out of memory");
@@ -472,7 +372,7 @@ prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result
         status = wtls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, res);
     if (status == PREP_OK)
         status = check_first(s, 0, res, out->checked, sizeof(out->checked));
-    if (status == PREP_OK && s->cfg.resume)
+    if (status == PREP_OK && s->cfg.tls.resume)
         status = check_first(s, 1, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
     if (sp_take(status, out, s, release_state, UNIT_OPS, 0) != PREP_OK)
         return status;
@@ -480,6 +380,6 @@ prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result
     out->run = run_handshakes;
     out->split = split_times;
     snprintf(out->note, sizeof(out->note), "client verifies a %s chain against a CA file of ~150 certificates",
-             SP_TLS_CERTS[s->cfg.cert_row].name);
+             SP_TLS_CERTS[s->cfg.tls.cert].name);
     return PREP_OK;
 }

@@ -9,8 +9,5 @@ prep_status prepare_wolf_digest(const case_name *name, bench_case *out, prep_res
 prep_status prepare_wolf_mac(const case_name *name, bench_case *out, prep_result *res);
 prep_status prepare_wolf_pkey(const case_name *name, bench_case *out, prep_result *res);     /* pkey.c */
 prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result *res);      /* tls.c */
-int wolf_memory(int argc, char **argv);                                                       /* memory.c */
-int wolf_https_server(int argc, char **argv);                                                 /* loopback.c */
-int wolf_https_get(int argc, char **argv);
 
 #endif

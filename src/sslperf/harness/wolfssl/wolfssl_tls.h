@@ -8,9 +8,10 @@
 #include <wolfssl/ssl.h>
 
 #include "harness.h"
+#include "tls_names.h"
 
 typedef struct {
-    int tls13, group_row, cert_row, suite_row, new_ctx, resume;
+    sp_tls_case tls;
     int sockets;             /* the contexts use wolfSSL's socket I/O (loopback.c), not the in-memory pipes */
 } wtls_config;
 

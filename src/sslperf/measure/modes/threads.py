@@ -1,0 +1,87 @@
+"""Any case of `speed`, `api` or `tls` across threads, as OpenSSL's perftools run every test with 1…N threads:
+the harness's one thread runner (`harness threads CASE N MS MODE`), three ways to share the library —
+
+- own:    each thread prepares the case itself (its own keys, contexts and, for handshakes, its own SSL_CTX pair);
+          the library's global state is shared;
+- libctx: the same, and each thread has its own OSSL_LIB_CTX as its default (perftools' -l; OpenSSL 3.0+ only);
+- shared: TLS handshakes on one SSL_CTX pair shared by every thread.
+
+A case is `threads/MODE/NNN/<case>`; each thread count is a case of its own, so the scheduler interleaves the
+counts and the libraries in every round. One round is one run of every thread for the round's time: a sample of
+all their operations over its wall time. The harness prepares the case once before any thread starts, so an n/a
+comes from that check and a failure inside a thread is an error with its reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sslperf import figures
+from sslperf.libs.model import Lib
+from sslperf.measure import environment, pinning
+from sslperf.measure.case_ids import Case, make
+from sslperf.measure.harness_client import HarnessError, call
+from sslperf.measure.modes import base
+from sslperf.results import Measurement
+
+MODES = ("own", "libctx", "shared")
+ROUNDS = 3                      # every thread count at least this many times, interleaved
+
+
+@dataclass(frozen=True)
+class Options:
+    milliseconds: int = 2000            # how long every thread runs, per round
+
+
+def case(of: Case | str, n: int, mode: str) -> Case:
+    return make("threads", mode=mode, size=n, case=of.id if isinstance(of, Case) else of)
+
+
+class Session(base.Session):
+    def __init__(self, mode, ctx, cases):
+        super().__init__(mode, ctx, cases)
+        self.env = {**ctx.env, **environment.mask_env(ctx.settings.mask)}
+        ctx.run.environment["placement"] = {"thread_cpus": pinning.allowed()}
+
+    def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
+        n = int(case.part("size"))
+        results = {lib.name: case.result(lib.name, unit="ops", note=case.part("mode"),
+                                         operation=f"{n} thread{'s' if n > 1 else ''}") for lib in libs}
+        return base.Prepared(results, self.passes)
+
+    def take(self, case: Case, lib: Lib) -> Measurement:
+        ms = self.options.milliseconds
+        m = case.result(lib.name, unit="ops", note=case.part("mode"))
+        try:
+            reply = call(lib, "threads", case.part("case"), str(int(case.part("size"))), str(ms), case.part("mode"),
+                         timeout=120 + ms / 1000, env=self.env, ok_codes=None, cpu=set(pinning.allowed())).last
+        except HarnessError as failed:
+            m.status, m.reason = "error", failed.message
+            return m
+        if reply.get("type") != "threads":
+            m.status = "n/a" if reply.get("type") == "na" else "error"
+            m.reason = reply.get("reason") or "an operation failed"
+            return m
+        if reply.get("bytes_per_op"):
+            m.unit, m.bytes_per_op = "bytes", reply["bytes_per_op"]
+        m.ops, m.wall_ns = [sum(reply["ops"])], [reply["wall_ns"]]
+        m.figures = {figures.PER_THREAD: list(reply["ops"])}
+        if reply.get("op_wall_ns"):             # TLS handshakes: a uniform sample of each thread's latencies
+            m.figures[figures.OP_WALL] = list(reply["op_wall_ns"])
+        return m
+
+    def finish(self, results: list[Measurement]) -> list[str]:
+        """Thread counts beyond the CPUs this process may use share cores: say so (and only then)."""
+        cpus = len(pinning.allowed())
+        over = sorted({int(c.part("size")) for c in self.cases if int(c.part("size")) > cpus})
+        if not over:
+            return []
+        return [f"{', '.join(map(str, over))} thread{'s' if over != [1] else ''} on {cpus} CPU"
+                f"{'s' if cpus > 1 else ''}: beyond {cpus} the threads share cores, so those figures show time-sharing, "
+                "not how the library scales; a machine with more CPUs shows where it stops scaling (`sslperf scale`)."]
+
+    def cpus(self) -> set[int]:
+        return set(pinning.allowed())
+
+
+MODE = base.Mode("threads", "across threads", ("threads",), base.ALL_BACKENDS, (figures.PER_THREAD, figures.OP_WALL),
+                 base.WALL_ONLY, Session, where=(("mode", MODES),), options=Options)

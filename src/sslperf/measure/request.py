@@ -1,0 +1,91 @@
+"""What a measuring verb asks the scheduler for, as one object: the libraries (by name, with the providers to
+measure them under), the cases (by id), the run's settings, each mode's own options and the labels the run records.
+A verb makes one from its options (measure.plan), the scheduler runs it, and the fleet sends it to the machines
+as JSON — the same object everywhere, never a command line.
+
+    request = Request("sslperf speed", ["system"], ["cipher/aes-128-gcm/encrypt/16384"], settings)
+    run = request.run(store)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from dataclasses import dataclass, field
+
+from sslperf.errors import SslperfError
+from sslperf.measure.settings import Settings
+
+
+@dataclass
+class Request:
+    source: str                                     # what the run says made it: "sslperf speed"
+    libs: list[str]                                 # library names as the user gave them
+    cases: list[str]                                # case ids
+    settings: Settings
+    options: dict[str, object] = field(default_factory=dict)     # mode name → its Options
+    labels: dict = field(default_factory=dict)      # recorded in the run's settings (suite, depth …)
+    providers: list[str] = field(default_factory=list)           # --provider: each library once per provider
+    fips_modules: list[str] = field(default_factory=list)
+
+    def resolve(self):
+        """(the libraries, the cases) this request names, each checked."""
+        from sslperf.libs import fips
+        from sslperf.measure.suites import parse_case
+
+        return fips.columns(tuple(self.libs), tuple(self.providers), tuple(self.fips_modules)), \
+            [parse_case(c) for c in self.cases]
+
+    def run(self, store, progress=None, on_build=None, build_progress=None):
+        """The run this request asks for, recorded into `store` (None: nowhere)."""
+        from sslperf.measure import scheduler
+
+        libs, cases = self.resolve()
+        return scheduler.measure(libs, cases, self.settings, store, self.source, self.labels, self.options,
+                                 progress, on_build=on_build, build_progress=build_progress)
+
+    def to_json(self) -> str:
+        return json.dumps({"source": self.source, "libs": self.libs, "cases": self.cases,
+                           "settings": self.settings.as_dict(), "labels": self.labels, "providers": self.providers,
+                           "fips_modules": self.fips_modules,
+                           "options": {name: dataclasses.asdict(o) for name, o in self.options.items()}})
+
+    @staticmethod
+    def from_json(text: str) -> Request:
+        """A request sent as JSON; anything that is not one is a one-paragraph error."""
+        from sslperf.measure.modes.registry import BY_NAME
+
+        try:
+            data = json.loads(text)
+            options = {}
+            for name, values in data.get("options", {}).items():
+                if name not in BY_NAME or BY_NAME[name].options is None:
+                    raise ValueError(f"no mode {name!r} takes options")
+                options[name] = _build(BY_NAME[name].options, values)
+            return Request(str(data["source"]), [str(n) for n in data["libs"]], [str(c) for c in data["cases"]],
+                           Settings.from_dict(data["settings"]), options, dict(data.get("labels") or {}),
+                           [str(p) for p in data.get("providers") or []],
+                           [str(m) for m in data.get("fips_modules") or []])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SslperfError(f"This is not a measurement request sslperf can run: {exc}.",
+                               hint="A request is what `sslperf fleet` sends; make it with the same sslperf "
+                                    "version on both sides.") from None
+
+
+def _build(cls, values: dict):
+    """A dataclass from its asdict() form, nested dataclasses and tuples made again."""
+    hints = typing.get_type_hints(cls)
+    made = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in values:
+            continue
+        value, hint = values[f.name], hints.get(f.name)
+        inner = [a for a in typing.get_args(hint) if dataclasses.is_dataclass(a)] if hint else []
+        if dataclasses.is_dataclass(hint) or inner:
+            value = _build(hint if dataclasses.is_dataclass(hint) else inner[0], value) if value is not None else None
+        elif isinstance(value, list) and hint is not None and (typing.get_origin(hint) is tuple or tuple in
+                                                               typing.get_args(hint)):
+            value = tuple(value)
+        made[f.name] = value
+    return cls(**made)

@@ -1,0 +1,223 @@
+"""The one scheduler: every measured run of sslperf — speed, api, every tls mode, serve-load, scale, bisect,
+track, recommend, noise and the fleet — is cases × libraries taken here, the same way.
+
+A run goes in passes; each pass gives every case a few rounds; in every round each library takes the case once,
+in turn, and the order reverses on alternate rounds (A B, B A, …) so that drift hits the libraries alike. A mode
+with long-lived worker processes starts fresh ones each pass, so a case's processes are spread over the whole run
+and a burst of interference meets one of them, not all. What a round is belongs to the case's mode
+(measure.modes): a sample in a pinned worker, a loop of GETs against a fresh server, one wrk run, one callgrind
+count. Each sample records its round, its process and when its round began (figures ROUND, PROCESS, START), so the
+run JSON shows the interleaving and anyone can plot drift.
+
+    run = scheduler.measure(libs, cases, settings, store, "sslperf tls", labels={"suite": "tls"})
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sslperf import figures
+from sslperf.libs.build import last_build
+from sslperf.libs.model import Lib
+from sslperf.measure import certificates, environment, hostlock, pinning
+from sslperf.measure.case_ids import Case
+from sslperf.measure.modes import base, registry
+from sslperf.measure.recording import new_run, recorded
+from sslperf.measure.settings import Settings
+from sslperf.results import Measurement, Run
+from sslperf.stats import NOISY_CI
+
+Progress = Callable[[str, int, int], None]      # (what, done, total)
+
+
+@dataclass
+class _Case:
+    """One case's schedule across the passes of a run."""
+    case: Case
+    session: base.Session
+    prepared: base.Prepared | None = None
+    ready: list[Lib] = field(default_factory=list)
+    taken: int = 0                               # rounds taken so far (their parity orders the libraries)
+
+
+def measure(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
+            labels: dict | None = None, options: dict[str, object] | None = None, progress: Progress | None = None,
+            cert_dir=None, on_build: Callable[[str], None] | None = None, build_progress=None) -> Run:
+    """`cases` on `libs`, each case measured by its mode (the registry's row that claims it), recorded into
+    `store` (None: nowhere) as it goes. `options`: each mode's own options by mode name (else its defaults);
+    `labels`: what the run's settings record beside the scheduler's own; `on_build` and `build_progress` show what a
+    mode builds before its first round (a curl, a server)."""
+    by_mode = registry.split(cases, settings.counter)
+    waiting = (lambda: progress("waiting for another measurement on this host (a fleet serves it)", 0, 0)) \
+        if progress else (lambda: None)
+    with hostlock.measuring(waiting):       # a host that serves a fleet measures one run at a time
+        return _measure(libs, cases, by_mode, settings, store, source, labels, options, progress, cert_dir, on_build,
+                        build_progress)
+
+
+def _measure(libs, cases, by_mode, settings, store, source, labels, options, progress, cert_dir, on_build,
+             build_progress) -> Run:
+    run = new_run(libs, {**settings.as_dict(), **(labels or {}), "modes": sorted(mode.name for mode in by_mode)},
+                  settings.mask)
+    with certificates.for_cases(libs, cases, cert_dir) as made:
+        ctx = base.Context(libs, settings, options or {}, run, made, certificates.env(made), on_build, build_progress)
+        _refuse_lacking(by_mode, libs)
+        sessions = _open(by_mode, ctx)
+        try:
+            run.warnings += pinning.busy_warnings(set().union(*(s.cpus() for s in sessions.values())))
+            with recorded(run, store, source) as keep:
+                try:
+                    _passes([_Case(c, sessions[registry.mode_of(c, settings.counter)]) for c in cases],
+                            libs, keep, store, run, progress)
+                except KeyboardInterrupt:
+                    run.warnings += _interrupted(run, len(cases))
+                    raise
+                notes = [m.note for m in run.measurements]
+                for session in sessions.values():
+                    run.warnings += session.finish(run.measurements)
+                run.warnings += _warnings(run, settings)
+                for m, note in zip(run.measurements, notes):
+                    if store and m.note != note:        # what finish() noted beside a result
+                        store.replace(run.id, m)
+        finally:
+            for session in sessions.values():
+                session.close()
+    if progress:
+        progress("done", 1, 1)
+    return run
+
+
+def _open(by_mode: dict[base.Mode, list[Case]], ctx: base.Context) -> dict[base.Mode, base.Session]:
+    sessions: dict[base.Mode, base.Session] = {}
+    try:
+        for mode, mode_cases in by_mode.items():
+            sessions[mode] = mode.session(mode, ctx, mode_cases)
+    except BaseException:
+        for session in sessions.values():
+            session.close()
+        raise
+    return sessions
+
+
+def _refuse_lacking(by_mode: dict[base.Mode, list[Case]], libs: list[Lib]) -> None:
+    """A mode no library of the run has is refused before anything runs (a library that lacks it gets n/a)."""
+    from sslperf.errors import SslperfError
+
+    for mode in by_mode:
+        if all(mode.lacking(lib) for lib in libs):
+            raise SslperfError(f"{', '.join(lib.name for lib in libs)}: {mode.title} {mode.lacks}.",
+                               hint=f"sslperf measures it with {mode.backend_names()}; every library runs the "
+                                    "in-memory cases and the thread sweeps.")
+
+
+def _passes(plans: list[_Case], libs: list[Lib], keep, store, run: Run, progress: Progress | None) -> None:
+    passes = max((p.session.passes for p in plans), default=1)
+    total, done = len(plans) * passes, 0
+    started = time.monotonic_ns()
+    sessions = list(dict.fromkeys(p.session for p in plans))
+    for number in range(passes):
+        for session in sessions:
+            session.open_pass(number)
+        for plan in plans:
+            if progress:
+                progress(f"{plan.case.id} (pass {number + 1} of {passes})", done, total)
+            done += 1
+            if number == 0:
+                _first(plan, libs)
+            elif not _again(plan, number):
+                continue
+            _rounds(plan, number, started)
+            for m in plan.prepared.results.values():
+                if number == 0:
+                    keep(m)
+                elif store:
+                    store.replace(run.id, m)
+        for session in sessions:
+            session.close_pass()
+
+
+def _first(plan: _Case, libs: list[Lib]) -> None:
+    """The case prepared (and so checked) on every library that has its mode; n/a for those that do not."""
+    lacking = {lib.name: why for lib in libs if (why := plan.session.mode.lacking(lib))}
+    able = [lib for lib in libs if lib.name not in lacking]
+    plan.prepared = plan.session.prepare(plan.case, able) if able else base.Prepared({}, 0)
+    for name, why in lacking.items():
+        plan.prepared.results[name] = plan.case.result(name, "n/a", why)
+    plan.prepared.results = {lib.name: plan.prepared.results[lib.name] for lib in libs}
+    plan.ready = [lib for lib in able if plan.prepared.results[lib.name].status == "ok"]
+
+
+def _again(plan: _Case, number: int) -> bool:
+    """Whether the case has rounds in this pass; if so it is prepared again in the pass's processes."""
+    if number >= plan.session.passes or not plan.ready or plan.taken >= plan.prepared.rounds:
+        return False
+    for name, why in plan.session.reprepare(plan.case, plan.ready).items():
+        m = plan.prepared.results[name]
+        m.status, m.reason = "error", f"ready in an earlier pass, then: {why}"
+    plan.ready = [lib for lib in plan.ready if plan.prepared.results[lib.name].status == "ok"]
+    return bool(plan.ready)
+
+
+def _rounds(plan: _Case, number: int, started: int) -> None:
+    """This pass's rounds of the case, the libraries alternating A B, B A; then the case released."""
+    for _ in range(plan.session.rounds_this_pass(plan.prepared, plan.taken, number)):
+        for lib in plan.ready if plan.taken % 2 == 0 else plan.ready[::-1]:
+            result = plan.prepared.results[lib.name]
+            if result.status != "ok":
+                continue
+            begun = time.monotonic_ns() - started
+            got = plan.session.take(plan.case, lib)
+            if got is not None:
+                merge(result, got, plan.taken, begun, number)
+        plan.taken += 1
+    plan.ready = [lib for lib in plan.ready if plan.prepared.results[lib.name].status == "ok"]
+    plan.session.release(plan.case, plan.ready)
+
+
+def merge(into: Measurement, got: Measurement, round_number: int, begun_ns: int, default_process: int) -> None:
+    """One round's measurement `got` into the case's result: its samples and figures appended, each sample marked
+    with the round, the time the round began and its process (the round's own mark, else the pass); a failed round
+    makes the result a failure with its reason (the samples before it are kept)."""
+    if got.status != "ok":
+        into.status, into.reason = got.status, got.reason
+        return
+    into.unit, into.bytes_per_op = got.unit, got.bytes_per_op
+    if got.note:
+        into.note = got.note
+    got_figures = dict(got.figures or {})
+    process = got_figures.pop(figures.PROCESS, None) or [default_process] * len(got.ops)
+    into.figures = into.figures or {}
+    for key, values in got_figures.items():
+        into.figures.setdefault(key, []).extend(values)
+    into.ops += got.ops
+    into.wall_ns += got.wall_ns
+    into.cpu_ns += got.cpu_ns
+    into.figures.setdefault(figures.PROCESS, []).extend(process)
+    into.figures.setdefault(figures.ROUND, []).extend([round_number] * len(got.ops))
+    into.figures.setdefault(figures.START, []).extend([begun_ns] * len(got.ops))
+    for fact in ("counter", "deterministic"):
+        if getattr(got, fact) is not None:
+            setattr(into, fact, getattr(got, fact))
+
+
+def _interrupted(run: Run, cases: int) -> list[str]:
+    """The warnings of a run stopped with Ctrl-C: what it holds."""
+    done = len({m.case for m in run.measurements})
+    return [f"this run was interrupted (Ctrl-C) with {done} of {cases} case{'' if cases == 1 else 's'} "
+            "measured: a case stopped before its last pass has fewer samples and processes than asked, so its CI "
+            "is wider and it is a weaker basis for a comparison."]
+
+
+def _warnings(run: Run, settings: Settings) -> list[str]:
+    """What every run says of its machine and its spread, whatever its modes."""
+    found = environment.noise_warnings(run.environment, environment.capture(settings.mask), last_build())
+    noisy = [m for m in run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY_CI]
+    if noisy:
+        names = ", ".join(f"{m.case} on {m.lib}" for m in noisy[:3]) + (" …" if len(noisy) > 3 else "")
+        found.append(f"{len(noisy)} result(s) have a 95% CI wider than ±{NOISY_CI:.0%} ({names}): the machine is "
+                     "noisy or the samples are short; use --time to lengthen them or --samples for more.")
+    run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return found

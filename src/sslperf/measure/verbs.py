@@ -1,0 +1,221 @@
+"""What each measuring verb's options become: one Request (measure.request) per command — its cases, settings and
+each mode's options — so that the CLI only parses and prints, and the fleet sends the very object a verb would run.
+The limits a request must keep are checked here, before anything runs."""
+
+from __future__ import annotations
+
+from sslperf.errors import SslperfError
+from sslperf.measure import netpath, plan, suites
+from sslperf.measure.case_ids import Case
+from sslperf.measure.modes import clients, curl, loopback, memory, quic, quic_memory, quic_transfer, threads
+from sslperf.measure.modes import transfer_tcp
+from sslperf.measure.request import Request
+
+# The curl regression's two connection shapes: what `tls loopback` measures when no case is chosen.
+CURL_SHAPES = (("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048"))
+MAX_SHAPES = 4                # chosen cases: the first four shapes
+
+
+def _chosen(case_ids: tuple[str, ...], patterns: tuple[str, ...], default: list[Case]) -> list[Case]:
+    """The cases given with --case (else `default`), kept by --filter."""
+    return suites.select([suites.parse_case(c) for c in case_ids] if case_ids else default, patterns)
+
+
+def _request(source: str, lib_names, cases: list[Case], settings, labels: dict, options: dict | None = None,
+             providers=(), fips_modules=()) -> Request:
+    return Request(source, list(lib_names or ("system",)), [c.id for c in cases], settings, options or {}, labels,
+                   list(providers), list(fips_modules))
+
+
+def speed(lib_names, patterns, case_ids, depth, sizes, workload, settings, providers=(), fips_modules=()) -> Request:
+    """The primitives suite of a depth (or the cases given), with extra sizes and workloads."""
+    workloads = ("record", "speed-compat") if workload == "both" else (workload,)
+    extra = suites.parse_sizes(sizes) if sizes else ()
+    cases = _chosen(case_ids, patterns, suites.suite(depth, extra, workloads) if not case_ids else [])
+    return _request("sslperf speed", lib_names, cases, settings, {"depth": depth, "workload": workload,
+                                                                   "metric": settings.counter}, None, providers,
+                    fips_modules)
+
+
+def api(lib_names, patterns, settings, providers=(), fips_modules=()) -> Request:
+    return _request("sslperf api", lib_names, _chosen((), patterns, suites.api_cases()), settings, {"suite": "api"},
+                    None, providers, fips_modules)
+
+
+def tls_handshake(lib_names, patterns, case_ids, depth, settings, providers=(), fips_modules=()) -> Request:
+    """Handshakes and resumption in memory: the suite of a depth, or the cases given."""
+    cases = _chosen(case_ids, patterns, suites.tls_suite(depth) if not case_ids else [])
+    return _request("sslperf tls", lib_names, cases, settings, {"suite": "tls"}, None, providers, fips_modules)
+
+
+def tls_transfer(lib_names, patterns, case_ids, depth, settings, tcp: bool, rounds: int | None,
+                 providers=(), fips_modules=()) -> Request:
+    """Bulk transfer after one handshake, in memory; with `tcp`, the same shapes over loopback TCP, kernel TLS off
+    and on, each round `settings.target_ms` of writing (at least transfer_tcp.MIN_MS)."""
+    cases = _chosen(case_ids, patterns, suites.transfer_suite(depth) if not case_ids else [])
+    if not tcp:
+        return _request("sslperf tls", lib_names, cases, settings, {"suite": "tls-transfer"}, None, providers,
+                        fips_modules)
+    settings.processes = rounds or transfer_tcp.ROUNDS
+    ms = int(max(settings.target_ms, transfer_tcp.MIN_MS))
+    return _request("sslperf tls", lib_names, transfer_tcp.cases(cases), settings, {"suite": "tls-transfer-tcp"},
+                    {"transfer-tcp": transfer_tcp.Options(ms)}, providers, fips_modules)
+
+
+def _shapes(cases: list[Case], protocol: str | None = None) -> list[tuple[str, ...]]:
+    """(protocol, group, cert) of the handshake or loopback cases given, in order, each once; at most MAX_SHAPES."""
+    found = [(c.part("protocol"), c.part("group"), c.part("cert")) for c in cases
+             if c.part("template") in ("tls/handshake", "tls/loopback", "tls/memory")
+             and (protocol is None or c.part("protocol") == protocol)]
+    return list(dict.fromkeys(found))[:MAX_SHAPES]
+
+
+def tls_loopback(lib_names, patterns, case_ids, requests: int, rounds: int, client: str, curl_spec, server_lib,
+                 settings, providers=(), fips_modules=()) -> Request:
+    """HTTPS GETs over loopback: the shapes of the cases given (at most four), else the curl regression's two,
+    each with a new and a shared client SSL_CTX (the harness's client) and/or a real curl; `requests` GETs per
+    library in each of `rounds` rounds."""
+    given = _chosen(case_ids, patterns, []) if case_ids or patterns else []
+    shapes = _shapes(given) or list(CURL_SHAPES)
+    kinds = {"harness": ("new", "shared"), "curl": ("curl",), "both": ("new", "shared", "curl")}[client]
+    cases = [c for c in given if c.part("template") == "tls/loopback"] or \
+        [loopback.case(p, g, c, kind) for p, g, c in shapes for kind in kinds]
+    settings.processes = rounds
+    return _request("sslperf tls", lib_names, cases, settings, {"suite": "tls-loopback", "client": client},
+                    {"loopback": loopback.Options(requests, server_lib),
+                     "curl": curl.Options(requests, curl_spec, server_lib)}, providers, fips_modules)
+
+
+def tls_memory(lib_names, patterns, case_ids, connections: str, providers=(), fips_modules=()) -> Request:
+    """Bytes per connection: the shapes of the cases given, else the curl regression's two."""
+    given = _chosen(case_ids, patterns, []) if case_ids or patterns else []
+    cases = [memory.case(*shape) for shape in (_shapes(given) or memory.SHAPES)]
+    counts = tuple(plan.counts(connections, "--connections", plan.MAX_CONNECTIONS))
+    settings = plan.settings(0, 1, None, True, 1)
+    return _request("sslperf tls", lib_names, cases, settings, {"suite": "tls-memory"},
+                    {"memory": memory.Options(counts)}, providers, fips_modules)
+
+
+def across_threads(source: str, lib_names, inner: list[Case], thread_list: str, seconds: float, mode: str,
+                   rounds: int, settings, providers=(), fips_modules=()) -> Request:
+    """The cases with each thread count (shared mode: the first handshake case, default the curl pattern's)."""
+    counts = plan.counts(thread_list, "--threads", plan.MAX_THREADS)
+    if mode == "shared":
+        inner = [next((c for c in inner if c.id.startswith("tls/handshake/")),
+                      suites.parse_case("tls/handshake/tls1.3/x25519/ecdsa-p256/shared"))]
+    plan.check_threads(inner, lib_names or ("system",), counts, seconds, rounds)
+    settings.processes = rounds
+    cases = [threads.case(c, n, mode) for c in inner for n in counts]
+    return _request(source, lib_names, cases, settings, {"suite": "threads", "threads": ",".join(map(str, counts)),
+                                                         "thread_mode": mode},
+                    {"threads": threads.Options(int(seconds * 1000))}, providers, fips_modules)
+
+
+def tls_quic(lib_names, patterns, case_ids, requests: int, rounds: int, path_text, transfer: bool, memory_: bool,
+             client_threads: str | None, connections: str, settings, server_lib=None) -> Request:
+    """QUIC over loopback UDP beside TLS 1.3 over TCP: GETs (default), bulk transfer, memory per connection or
+    GETs from N client threads at once; the groups and certificates of the TLS 1.3 cases given (at most four),
+    else quic.SHAPES; over an emulated path where one is given."""
+    path = netpath.parse(path_text)
+    given = _chosen(case_ids, patterns, []) if case_ids or patterns else []
+    shapes = [(g, c) for _, g, c in _shapes(given, "tls1.3")] or list(quic.SHAPES)
+    if sum(map(bool, (transfer, memory_, client_threads))) > 1:
+        raise SslperfError("--transfer, --memory and --clients are different QUIC measurements; give one of them.",
+                           hint="Run them one after the other.")
+    if memory_ and path.emulated:
+        raise SslperfError("--memory counts the bytes a connection holds once established; a network path does "
+                           "not change them, so --path does not go with it.",
+                           hint="Drop --path, or measure GETs or transfers over it.")
+    settings.processes = rounds
+    options = {"quic": quic.Options(requests, server_lib), "loopback": loopback.Options(requests, server_lib)}
+    if transfer:
+        in_memory = given or suites.transfer_suite("quick")
+        ms = int(max(settings.target_ms, transfer_tcp.MIN_MS))
+        return _request("sslperf tls", lib_names, quic_transfer.cases(in_memory, path), settings,
+                        {"suite": "tls-quic-transfer", "path": path.id}, {"transfer-tcp": transfer_tcp.Options(ms)})
+    if memory_:
+        counts = tuple(plan.counts(connections, "--connections", plan.MAX_CONNECTIONS))
+        settings.processes = 1
+        return _request("sslperf tls", lib_names, quic_memory.cases(shapes), settings, {"suite": "tls-quic-memory"},
+                        {"memory": memory.Options(counts)})
+    gets = quic.cases(shapes, path)
+    if client_threads:
+        counts = plan.counts(client_threads, "--clients", plan.MAX_THREADS)
+        return _request("sslperf tls", lib_names, [clients.case(c, n) for c in gets for n in counts], settings,
+                        {"suite": "tls-quic-threads", "threads": ",".join(map(str, counts)), "path": path.id},
+                        options)
+    return _request("sslperf tls", lib_names, gets, settings, {"suite": "tls-quic", "path": path.id}, options)
+
+
+# ---- each command's parsed options (click's ctx.params) → its request: what the CLI and the fleet both call ----
+
+def _settings(p: dict, time_ms=None, samples=None):
+    return plan.settings(p.get("time_ms") or time_ms, p.get("samples") or samples, p.get("cpu"), p.get("no_pin"),
+                         p.get("processes"), p.get("cpu_mask"), p.get("metric") or "wall", p.get("fixed_layout"))
+
+
+def _lib_args(p: dict) -> dict:
+    return {"providers": p.get("providers") or (), "fips_modules": p.get("fips_modules") or ()}
+
+
+def _speed(p: dict) -> Request:
+    depth = suites.DEPTHS[p.get("depth") or "default"]
+    if p.get("thread_list"):
+        return _across(p, "sslperf speed", suites.select([suites.parse_case(c) for c in p["case_ids"]] if
+                                                         p.get("case_ids") else suites.suite(depth.name),
+                                                         p.get("patterns") or ()))
+    return speed(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (), depth.name, p.get("sizes"),
+                 p.get("workload") or "record", _settings(p, depth.target_ms, depth.samples), **_lib_args(p))
+
+
+def _api(p: dict) -> Request:
+    if p.get("thread_list"):
+        return _across(p, "sslperf api", suites.select(suites.api_cases(), p.get("patterns") or ()))
+    return api(p.get("lib_names"), p.get("patterns") or (), _settings(p, 20, 10), **_lib_args(p))
+
+
+def _across(p: dict, source: str, inner: list[Case]) -> Request:
+    rounds = max((p.get("samples") or 0) // 3, threads.ROUNDS)
+    return across_threads(source, p.get("lib_names"), inner, p["thread_list"], p.get("thread_seconds") or 2.0,
+                          p.get("thread_mode") or "own", p.get("rounds") or rounds, _settings(p, 1, 1),
+                          **_lib_args(p))
+
+
+def _tls_threads(p: dict) -> Request:
+    given = [suites.parse_case(c) for c in p.get("case_ids") or ()]
+    default = suites.transfer_suite("quick") if p.get("transfer") else suites.tls_suite("quick")
+    inner = suites.select(given or default, p.get("patterns") or ())
+    return across_threads("sslperf tls", p.get("lib_names"), inner, p.get("thread_list") or "1,2",
+                          p.get("thread_seconds") or 2.0, p.get("thread_mode") or "shared", p.get("rounds") or 3,
+                          _settings(p, 1, 1), **_lib_args(p))
+
+
+REQUESTS = {
+    "speed": _speed,
+    "api": _api,
+    "tls handshake": lambda p: tls_handshake(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
+                                             p.get("depth") or "default", _settings(p, 50, 10), **_lib_args(p)),
+    "tls transfer": lambda p: tls_transfer(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
+                                           p.get("depth") or "default", _settings(p, 50, 10), bool(p.get("tcp")),
+                                           p.get("rounds"), **_lib_args(p)),
+    "tls loopback": lambda p: tls_loopback(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
+                                           p.get("requests") or 10, p.get("rounds") or 3,
+                                           p.get("client_kind") or "harness", p.get("curl_spec"), p.get("server_lib"),
+                                           _settings(p, 1, 1), **_lib_args(p)),
+    "tls memory": lambda p: tls_memory(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
+                                       p.get("connections") or "100,1000", **_lib_args(p)),
+    "tls threads": _tls_threads,
+    "tls quic": lambda p: tls_quic(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
+                                   p.get("requests") or 10, p.get("rounds") or 3, p.get("net_path"),
+                                   bool(p.get("transfer")), bool(p.get("memory_")), p.get("client_threads"),
+                                   p.get("connections") or "100,1000", _settings(p, 250, 1), p.get("server_lib")),
+}
+
+
+def from_params(command: str, params: dict) -> Request:
+    """The request of `command` ("speed", "tls loopback", "serve-load" …) given its parsed options."""
+    if command == "serve-load":         # its own package's policy (which needs the servers' facts)
+        from sslperf.serve_load import plan as serve_plan
+
+        return serve_plan.request(params)
+    return REQUESTS[command](params)

@@ -1,0 +1,1 @@
+"""`sslperf scale`: thread sweeps, scaling efficiency with its interval, and why a curve bends (contention)."""
