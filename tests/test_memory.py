@@ -33,7 +33,7 @@ def test_bytes_per_connection_are_counted_per_side_and_stable_as_n_grows(sslperf
 
 
 def test_the_memory_table_says_how_it_counted(sslperf_dirs):
-    result = run_cli("tls", "--memory", "--connections", "10", "--no-store", env={"COLUMNS": "200"})
+    result = run_cli("tls", "memory", "--connections", "10", "--details", "--no-store", env={"COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
     assert "TLS memory per connection" in result.stdout
     assert "MiB for 10k pairs" in result.stdout and "CRYPTO_set_mem_functions" in result.stdout

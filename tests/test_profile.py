@@ -3,7 +3,9 @@ output (tests/data/profile, see its README), the comparison, the errors, and
 end to end on a real 1.1.1w and 3.0 (new SSL_CTX per handshake: the curl
 investigation of 3.0's slower new connections)."""
 
+import dataclasses
 import gzip
+import io
 import json
 import os
 import shutil
@@ -11,9 +13,10 @@ import stat
 
 import pytest
 from conftest import DATA, run_cli
+from rich.console import Console
 
 from sslperf.errors import SslperfError
-from sslperf.profiling import diff, parse, record
+from sslperf.profiling import diff, parse, record, render
 from sslperf.profiling.model import FunctionCost, Profile
 
 RECORDED = DATA / "profile"
@@ -138,6 +141,64 @@ def test_comparison_matches_ex_names_and_folds_call_chains():
     assert [r.name for r in diff.changed_most(a, b, 1, "self")] == ["hot"]
     summary = diff.comparison(a, b, 5)
     assert summary["cost_ratio"] == 1.0 and summary["changed_most_self"][0]["self_change_pp"] == -8.0
+
+
+def make_profile(lib, functions):
+    return Profile(lib, "", CASE, "callgrind", "instructions", 1000, 10, 1, 1, "", "", "", [],
+                   [FunctionCost(*f) for f in functions])
+
+
+def test_renamed_functions_are_one_row_and_the_lead_names_the_largest_inclusive_change():
+    """As perf saw 1.1.1w and 3.0.8 load a CA file: 3.0 renamed X509_STORE_load_locations to
+    X509_STORE_load_file_ex (one call chain with X509_load_cert_crl_file(_ex) on each side), and perf lost 1.1.1w's
+    SSL_CTX_load_verify_locations (it ends in a tail call): once read as +90 and −73 points, an artefact."""
+    a = make_profile("openssl-1.1.1w", [
+        ("tls_client_ctx", 0.0, 78.73), ("by_file_ctrl", 0.0, 76.63), ("X509_STORE_load_locations", 0.0, 72.75),
+        ("X509_load_cert_crl_file", 0.12, 72.75), ("old_helper", 1.0, 6.0), ("hot", 10.0, 10.0)])
+    b = make_profile("openssl-3.0.8", [
+        ("tls_client_ctx", 0.0, 90.95), ("SSL_CTX_load_verify_locations", 0.0, 90.07),
+        ("X509_STORE_load_file_ex", 0.0, 90.07), ("X509_load_cert_crl_file_ex", 0.12, 90.07),
+        ("by_file_ctrl_ex", 0.0, 90.07), ("new_helper", 1.2, 6.3), ("hot", 2.0, 2.0)])
+    rows = {r.name: r for r in diff.changed_most(a, b, 20, "inclusive")}
+    renamed = rows["X509_STORE_load_file_ex"]
+    assert renamed.renamed == ("X509_STORE_load_locations", "X509_STORE_load_file_ex")
+    assert (renamed.a_inclusive, renamed.b_inclusive) == (72.75, 90.07)
+    assert renamed.same_shares == ("X509_load_cert_crl_file(_ex)",)
+    # The frame perf lost joins the chain with its 3.0.8 share that moved least (its caller had at least that share).
+    assert rows["by_file_ctrl(_ex)"].same_shares == ("SSL_CTX_load_verify_locations",)
+    assert "X509_STORE_load_locations" not in rows and "SSL_CTX_load_verify_locations" not in rows
+    assert max(abs(r.inclusive_change) for r in rows.values()) < 20          # no +90 / −73 pair
+    # No chain, but close shares on each side (6.0 and 6.3), and nothing else close: one function, renamed.
+    assert rows["new_helper"].renamed == ("old_helper", "new_helper")
+    assert diff.lead(a, b) == renamed
+    line = render.lead_line(a, b)
+    assert line == ("X509_STORE_load_file_ex: +17.3 points of inclusive share (openssl-3.0.8 against "
+                    "openssl-1.1.1w) (renamed: X509_STORE_load_locations in openssl-1.1.1w, X509_STORE_load_file_ex "
+                    "in openssl-3.0.8)")
+    assert diff.comparison(a, b, 5)["lead"]["renamed"] == ["X509_STORE_load_locations", "X509_STORE_load_file_ex"]
+    shown = Console(file=io.StringIO(), width=300)
+    render.print_explanation(a, b, 5, shown)
+    assert shown.file.getvalue().splitlines()[0].strip() == line
+
+
+@pytest.mark.parametrize("tool, lead_function, ops", [
+    ("perf", "PEM_X509_INFO_read_bio(_ex)", (971, 202)),        # handshakes in 5 s (tests/data/profile/README.md)
+    ("callgrind", "asn1_template_noexp_d2i", (10, 10)),
+])
+def test_real_profiles_merge_the_ca_file_renaming_and_lead_with_a_function_of_both(tool, lead_function, ops):
+    """On the recorded 1.1.1w and 3.0.8 profiles the inclusive changes were topped by `SSL_CTX_load_verify_locations
+    (= X509_STORE_load_file_ex) +90` beside `X509_STORE_load_locations −73` (perf; callgrind: the same with
+    SSL_CTX_load_verify_file): a rename, and a frame perf lost, read as a new and a gone function."""
+    old, new = (dataclasses.replace(recorded_profile(lib, tool), ops=n) for lib, n in zip((OLD, NEW), ops))
+    rows = {r.name: r for r in diff.changed_most(old, new, 1000, "inclusive")}
+    renamed = rows["X509_STORE_load_file_ex"]
+    assert renamed.renamed == ("X509_STORE_load_locations", "X509_STORE_load_file_ex")
+    assert 10 < renamed.inclusive_change < 20           # 72.75 → 90.07 (perf), 81.41 → 93.53 (callgrind)
+    assert "X509_STORE_load_locations" not in rows and "SSL_CTX_load_verify_file" not in rows
+    assert not any(r.name == "SSL_CTX_load_verify_locations" and not r.in_a for r in rows.values())
+    first = diff.lead(old, new)
+    assert first.name == lead_function and first.in_a and first.in_b and first.inclusive_change > 15
+    assert render.lead_line(old, new).startswith(f"{lead_function}: +")
 
 
 # ---- choosing the tool, and errors -------------------------------------------------------

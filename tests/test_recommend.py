@@ -20,15 +20,25 @@ HAS_AES = " aes " in f" {Path('/proc/cpuinfo').read_text().replace(chr(10), ' ')
 
 
 def measured_order(advice: dict) -> tuple[str, bool]:
-    """What the advice's own figures say: the TLS 1.3 suite of the AEAD cheapest for this server, and whether
-    ChaCha20 is the cheaper one on a CPU without AES instructions. The AEAD order must follow these, whichever
-    cipher this machine (perhaps busy with builds) measured faster."""
+    """What the advice's own figures and verdicts say: the TLS 1.3 suite of the AEAD it puts first, checked to be
+    the cheapest for this server or tied with it (the verdict rule did not tell them apart: the argument says so),
+    and whether ChaCha20 is called cheaper on a CPU without AES instructions, checked against the medians. The AEAD
+    order must follow these, whichever cipher this machine (perhaps busy with builds) measured faster."""
     figures = advice["figures_us"]
     cost = {a: figures[a.case] for a in decide.AEADS if figures.get(a.case)}
     cheapest = min(cost, key=cost.get)
+    first = next(a for a in decide.AEADS if a.tls13 == advice["tls13_suites"][0])
+    record = next(p for p in advice["points"] if p["topic"] == "record cipher")
+    tied = {first.label}          # the first and every option tied with it, neighbour by neighbour
+    for t in record["ties"]:
+        if t["first"] in tied:
+            tied.add(t["second"])
+    assert cheapest.label in tied, (first, cheapest, record["ties"])
     masked = {a.name: figures.get(f"{a.case}@no-aesni") for a in cost}
     aes_masked = min(v for name, v in masked.items() if name != "chacha20-poly1305")
-    return cheapest.tls13, masked["chacha20-poly1305"] < aes_masked
+    chacha_wins = any("ChaCha20 is" in line and "cheaper there" in line for line in record["because"])
+    assert not chacha_wins or masked["chacha20-poly1305"] < aes_masked
+    return first.tls13, chacha_wins
 
 
 # One worker takes the whole module, so its module fixtures (real measurements) are made once.
@@ -87,16 +97,33 @@ def test_system_advice_is_argued_with_measured_numbers(system_advice):
 @pytest.mark.skipif(not HAS_AES, reason="this CPU has no AES instructions to hide, so there is no masked figure")
 def test_aead_order_follows_the_measurement_and_flips_to_chacha_for_mobile_clients(system_advice):
     advice, from_runs, env = system_advice
-    cheapest, chacha_wins_without_aes = measured_order(advice)
-    assert advice["tls13_suites"][0] == cheapest
+    first, chacha_wins_without_aes = measured_order(advice)
     # mixed clients (the default): ChaCha20 prioritized for the clients that ask for it first, when it is what
     # such clients are cheaper with and not already first
-    assert advice["prioritize_chacha"] is (chacha_wins_without_aes and cheapest != "TLS_CHACHA20_POLY1305_SHA256")
+    assert advice["prioritize_chacha"] is (chacha_wins_without_aes and first != "TLS_CHACHA20_POLY1305_SHA256")
     mobile = json.loads(_cli("recommend", "--json", "--clients", "mobile", *from_runs, env=env))
     assert (mobile["tls13_suites"][0] == "TLS_CHACHA20_POLY1305_SHA256") is chacha_wins_without_aes
     if chacha_wins_without_aes:
         assert mobile["cipher_string"].split(":")[0] == "ECDHE-ECDSA-CHACHA20-POLY1305"
     assert mobile["runs"] == advice["runs"]        # nothing measured again
+
+
+def test_a_recent_run_is_reused_and_named_and_fresh_measures_anew(system_advice):
+    """Back to back, recommend argues from the same figures: the runs the first call measured, named; --fresh
+    measures anew."""
+    advice, _, env = system_advice
+    again = run_cli("recommend", "--json", env=env, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["runs"] == advice["runs"]          # nothing measured again
+    plain, masked = advice["runs"]
+    assert f"figures from run {plain} (recommend, " in again.stderr
+    assert f"run {masked} (recommend with AES-NI hidden, " in again.stderr
+    assert "--fresh measures anew" in again.stderr
+    fresh = run_cli("recommend", "--json", "--fresh", env=env, timeout=600)
+    assert fresh.returncode == 0, fresh.stderr
+    measured = json.loads(fresh.stdout)["runs"]
+    assert len(measured) == 2 and not set(measured) & set(advice["runs"])
+    assert "measured now: run " in fresh.stderr and "figures from" not in fresh.stderr
 
 
 def test_min_security_raises_every_choice(system_advice):
@@ -260,8 +287,7 @@ def test_built_library_advice_is_valid(built_openssl, in_e2e_cache, server_cert,
                               env={**os.environ, "OPENSSL_CONF": str(cnf)})
     assert resolved.stdout.strip().split(":") == advice["tls13_suites"] + advice["cipher_string"].split(":")
     if HAS_AES:
-        cheapest, chacha_wins_without_aes = measured_order(advice)
-        assert advice["tls13_suites"][0] == cheapest
+        _, chacha_wins_without_aes = measured_order(advice)
         mobile = json.loads(_cli("recommend", "--json", "--lib", built_openssl, "--clients", "mobile", *from_runs,
                                  env=env))
         assert (mobile["tls13_suites"][0] == "TLS_CHACHA20_POLY1305_SHA256") is chacha_wins_without_aes

@@ -10,6 +10,8 @@ import pytest
 from browser import open_page
 from conftest import DATA, private_cache, run_cli
 
+from sslperf.report import page_frame, palette
+
 CASES = ["cipher/aes-128-gcm/encrypt/64", "cipher/aes-128-gcm/encrypt/1024", "cipher/aes-128-gcm/encrypt/16384",
          "digest/sha256/64", "digest/sha256/16384", "sig/rsa-2048/sign", "sig/rsa-3072/sign",
          "sig/ecdsa-p256/sign", "sig/ecdsa-p384/sign", "kex/x25519/derive"]
@@ -61,8 +63,15 @@ def report_dir(store):
 def test_figures_are_written_as_png_and_svg(report_dir):
     names = {p.name for p in report_dir.iterdir()}
     for stem in ("throughput-aead-ciphers-encrypt-record", "throughput-digests-hash-record", "ops-signatures",
-                 "scaling-rsa", "scaling-ecdsa-nist-curves", "versions"):
+                 "scaling-rsa", "scaling-ecdsa-nist-curves"):
         assert f"{stem}.png" in names and f"{stem}.svg" in names, (stem, sorted(names))
+    # One library with and without AES-NI is one version: no version-over-version figure.
+    assert "versions.png" not in names
+    # One copy of Plotly for the directory's three pages, none embedded in a page.
+    assert [p.name for p in report_dir.glob("plotly-*.min.js")] == [page_frame.plotly_file()]
+    for page in ("report.html", "history.html", "hosts.html"):
+        text = (report_dir / page).read_text()
+        assert f'<script src="{page_frame.plotly_file()}"></script>' in text and len(text) < 1_000_000
     assert (report_dir / "ops-signatures.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "<svg" in (report_dir / "scaling-rsa.svg").read_text()
 
@@ -115,7 +124,7 @@ def test_a_page_asking_the_network_is_caught(report_dir, tmp_path):
 @pytest.mark.timing      # asserts a measured verdict (AES-NI hidden is slower): run alone, after the builds
 def test_machine_facts_and_rankings_read_as_tables(report_dir):
     html = (report_dir / "report.html").read_text()
-    machine = html[html.index("<h2>Machine</h2>"):html.index("<h2>Warnings</h2>")]
+    machine = html[html.index("<h2>Machine</h2>"):html.index("<h2>Rankings</h2>")]
     assert "crypto CPU flags" in machine and "virtual machine" in machine
     assert "['" not in machine and "True" not in machine and "False" not in machine
     libraries = html[html.index("<h2>Libraries</h2>"):html.index("<h2>Machine</h2>")]
@@ -213,3 +222,87 @@ def test_hiding_a_series_from_the_address_leaves_it_in_the_legend_only(report_di
     # Plotly draws a trace group per visible series only; the hidden one stays in the legends.
     assert opened.dom.count("trace scatter") < shown.dom.count("trace scatter")
     assert opened.dom.count("legendtoggle") == shown.dom.count("legendtoggle")
+
+
+def _png_size(path) -> tuple[int, int]:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+LAYOUT = ('<script>for (const el of document.querySelectorAll("#summary-heading, #summary-largest, #summary-verdicts, '
+          '.chart")) el.dataset.top = Math.round(el.getBoundingClientRect().top + scrollY);</script></body>')
+
+
+def test_the_page_opens_with_the_summary_and_compares_verdicts(report_dir, store, tmp_path):
+    """The first screen (1280×800) holds the answer: the summary, with the largest changes, comes before
+    any chart, and its verdicts are `sslperf compare`'s for the same runs."""
+    shot = tmp_path / "first-screen.png"
+    opened = open_page((report_dir / "report.html").as_uri(), tmp_path / "profile", shot, size="1280,800")
+    assert _png_size(shot) == (1280, 800) and opened.console_errors() == []
+    dom = opened.dom
+    assert re.findall(r"<h2[^>]*>([^<]*)</h2>", dom)[0] == "Summary"
+    first_table = dom.index("<table")
+    assert dom.index('id="summary"') < first_table < dom.index('class="chart')
+    # Laid out by the browser: the summary and its largest changes on the first screen, every chart below
+    # the whole verdict table.
+    laid = tmp_path / "report.html"
+    laid.write_text((report_dir / "report.html").read_text().replace("</body>", LAYOUT, 1))
+    (tmp_path / page_frame.plotly_file()).symlink_to(report_dir / page_frame.plotly_file())
+    tops = dict(re.findall(r'id="([^"]+)"[^>]*data-top="(\d+)"', open_page(laid.as_uri(), tmp_path / "profile",
+                                                                          size="1280,800").dom))
+    assert int(tops["summary-heading"]) < 400 and int(tops["summary-largest"]) < 800, tops
+    charts = [int(v) for k, v in tops.items() if k.startswith(("size-", "group-"))]
+    assert charts and min(charts) > int(tops["summary-verdicts"]), tops
+    # The same verdicts as compare's.
+    compared = json.loads(run_cli("compare", store["plain"], store["masked"], "--format", "json",
+                                  env=store["env"]).stdout)
+    theirs = {row["case"]: row["changes"][1]["verdict"] for row in compared["rows"] if row["changes"][1]}
+    ours = {case: verdict for case, verdict in re.findall(r'data-case="([^"]+)" data-lib="[^"]+" '
+                                                          r'data-verdict="([^"]+)"', dom) if verdict != "n/a"}
+    assert ours == theirs and len(ours) == len(CASES)
+    # Ties read as ties: a `~` cell says ~ first; a called change says ▲ or ▼ with its CI.
+    for verdict, text in re.findall(r'data-verdict="([^"]+)">([^<]*)</td>', dom):
+        assert text.startswith({"~": "~ ", "faster": "▲ ", "slower": "▼ ", "n/a": "n/a"}.get(verdict, "? ")), text
+        assert verdict not in ("faster", "slower") or re.search(r"\[[+-][0-9.]+%, [+-][0-9.]+%\] p=0\.\d{3}", text)
+    # The charts drawn in the palette's colours (relative to the first library, the second is drawn: in the
+    # palette's second colour), never matplotlib's old red and green.
+    second = "rgb({}, {}, {})".format(*(int(palette.SERIES[1][i:i + 2], 16) for i in (1, 3, 5)))
+    assert second in dom and "rgb(214, 39, 40)" not in dom and "rgb(44, 160, 44)" not in dom
+
+
+def _import_ids(store) -> list[str]:
+    listed = json.loads(run_cli("runs", "list", "--json", env=store["env"]).stdout)
+    by_lib = {lib: row["id"] for row in listed for lib in row["libs"]}
+    return [next(run for lib, run in by_lib.items() if lib.startswith(f"openssl-{v}")) for v in
+            ("1.1.1w", "3.0.8", "3.6.3")]
+
+
+def test_imported_versions_say_why_nothing_is_tested_and_the_kem_chart_why_it_is_absolute(store, tmp_path):
+    """`openssl speed` outputs of three versions: one figure per case, so no step can be tested (the
+    figure draws no bar and says so), and only 3.6.3 measured KEMs (its chart is absolute, and says why)."""
+    from sslperf.report import versions_figure
+    from sslperf.results import merge
+    from sslperf.store import Store
+
+    ids = _import_ids(store)
+    db = Store(f"sqlite:///{store['root'] / 'data' / 'sslperf.db'}")
+    originals = [db.load(i) for i in ids]
+    found = versions_figure.version_changes(merge(originals), originals=originals)
+    assert len(found.steps) == 2 and found.cases == [] and found.bars == []
+    assert set(found.untested.values()) == {"no test: fewer than 3 samples or worker processes"}
+    out = tmp_path / "out"
+    result = run_cli("report", *ids, "--out", out, env=store["env"])
+    assert result.returncode == 0, result.stderr
+    assert (out / "versions.png").exists()
+    said = (r"report: report\.html \d+ kB; plotly-[0-9.]+\.min\.js 4\.\d MB, one copy loaded by the page; "
+            r"\d+ figure files \(PNG, SVG\) [0-9.]+ [kM]B — \d+ files, [0-9.]+ MB in all")
+    assert re.search(said, result.stdout), result.stdout
+    kem = next(c for c in page_data(out / "report.html")["charts"] if c["title"] == "KEMs")
+    opened = open_page((out / "report.html").as_uri(), tmp_path / "profile")
+    div = re.search(rf'<div class="chart[^"]*" id="{kem["id"]}"[^>]*>', opened.dom).group(0)
+    assert 'data-drawn="absolute/' in div
+    assert 'data-departure="absolute, not relative: only openssl-3.6.3' in div
+    drawn = opened.dom.split(div, 1)[1].split("class=\"chart-title\"", 1)[0]          # up to the next chart
+    assert "absolute, not relative: only openssl-3.6.3 has figures here" in drawn and 'class="gtitle"' in drawn
+    assert opened.page_requests() == [] and opened.console_errors() == []

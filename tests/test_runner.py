@@ -66,7 +66,7 @@ def log(monkeypatch):
     monkeypatch.setattr(in_memory, "harness_binary", lambda lib: None)
     monkeypatch.setattr(scheduler, "new_run", lambda libs, settings, mask=None: Run.new(settings, {"cpus": 2}))
     monkeypatch.setattr(scheduler.environment, "capture", lambda mask=None: {"cpus": 2, "loadavg": [0, 0, 0]})
-    monkeypatch.setattr(scheduler.pinning, "busy_warnings", lambda cpus: [])
+    monkeypatch.setattr(scheduler.pinning, "busy_cpus", lambda cpus: {})
     return log
 
 

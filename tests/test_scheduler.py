@@ -58,7 +58,7 @@ def log(monkeypatch):
     monkeypatch.setattr(registry, "MODES", (a, b))
     monkeypatch.setattr(scheduler, "new_run", lambda libs, settings, mask=None: _run(libs, settings))
     monkeypatch.setattr(scheduler.environment, "capture", lambda mask=None: {"cpus": 2, "loadavg": [0, 0, 0]})
-    monkeypatch.setattr(scheduler.pinning, "busy_warnings", lambda cpus: [])
+    monkeypatch.setattr(scheduler.pinning, "busy_cpus", lambda cpus: {})
     return log
 
 

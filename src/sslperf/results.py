@@ -142,6 +142,11 @@ class Run:
         return Run(f"{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}", now.isoformat(timespec="seconds"), settings,
                    environment)
 
+    def noise(self) -> dict:
+        """What the run recorded of its noise (sslperf.noise.recorded): {"flags": [...], "spread": 0.03}, or {}
+        for runs that recorded none (older ones, imports)."""
+        return self.environment.get("noise") or {}
+
     def to_dict(self, with_summaries: bool = True) -> dict:
         data = asdict(self)
         if with_summaries:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sslperf.bisect.search import EndUnusable, Outcome, Search
 from sslperf.bisect.space import Space
-from sslperf.compare import Change, Floors, change
+from sslperf.verdict import Change, Floors, Policy, judge
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs import build as builder
 from sslperf.libs import installed
@@ -46,7 +46,7 @@ class Judge:
     floors: Floors = field(default_factory=dict)
 
     def change(self, older: Measurement, newer: Measurement) -> Change | None:
-        return change(older, newer, self.metric, self.threshold, self.alpha, paired=True, floors=self.floors)
+        return judge(older, newer, self.metric, Policy(self.threshold, self.alpha, self.floors), paired=True)
 
 
 @dataclass
@@ -157,6 +157,7 @@ class Bisect:
     seconds: float
     run: Run | None = None           # the stored record
     explanations: list = field(default_factory=list)     # (boundary, profile A, profile B)
+    contentions: list = field(default_factory=list)      # a threads case's: (boundary, contention A, contention B)
 
     def label(self, index: int) -> str:
         return self.space.points[index].label
@@ -248,11 +249,31 @@ def profiled(case_id: str) -> bool:
     return "instructions" in registry.mode_of(parse_case(case_id)).metrics
 
 
+def explained_by_contention(case_id: str) -> bool:
+    """Whether a step of this case is explained by its two sides' contention (a case across threads)."""
+    return registry.mode_of(parse_case(case_id)).name == "threads"
+
+
 def explain(result: Bisect, top_boundaries: int = 2) -> None:
-    """Profile each found step's two sides, the largest steps first (an in-memory case only: callgrind runs the
-    harness's loop in one process)."""
+    """Explain each found step's two sides, the largest steps first: an in-memory case by a callgrind profile of
+    each (the harness's loop in one process); a case across threads by each side's contention at its thread count
+    (scale.contention: where the threads were blocked, which functions' CPU share grew)."""
+    steps = [b for b in result.outcome.boundaries if b.kind == "step"][:top_boundaries]
+    if explained_by_contention(result.case):
+        from sslperf.measure import certificates
+        from sslperf.scale import contention
+
+        case = parse_case(result.case)
+        inner, n, mode = case.part("case"), int(case.part("size")), case.part("mode")
+        with certificates.for_cases(result.probe.libs[steps[0].before], [parse_case(inner)]) if steps else \
+                contextlib.nullcontext() as made:
+            for boundary in steps:
+                sides = [contention.explain(result.probe.libs[i], inner, n, 1000, mode, certificates.env(made))
+                         for i in (boundary.before, boundary.after)]
+                result.contentions.append((boundary, *sides))
+        return
     if not profiled(result.case):
         return
-    for boundary in [b for b in result.outcome.boundaries if b.kind == "step"][:top_boundaries]:
+    for boundary in steps:
         older, newer = result.probe.libs[boundary.before], result.probe.libs[boundary.after]
         result.explanations.append((boundary, *profile_pair(older, newer, result.case)))

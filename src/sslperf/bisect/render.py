@@ -11,7 +11,7 @@ from sslperf import figures
 from sslperf.bisect.probe import Bisect
 from sslperf.bisect.search import VERDICTS, Boundary, Step
 from sslperf.bisect.space import Space
-from sslperf.compare import Change
+from sslperf.verdict import Change
 from sslperf.report.verdict_tables import change_text
 from sslperf.results import Run
 
@@ -83,6 +83,8 @@ def print_result(result: Bisect, console: Console) -> None:
         console.print(f"Whole change, {escape(label(len(result.space.points) - 1))} against {escape(label(0))}: "
                       f"{short(outcome.total)} ({metric}; a change must pass p < {result.judge.alpha:g} and exceed "
                       f"{outcome.total.threshold * 100:.1f}%{_floor_note(outcome.total)}).")
+        for line in bad_faster_lines(result, label):
+            console.print(line, soft_wrap=True)
     for line in _answer(result, label):
         console.print(line, soft_wrap=True)
 
@@ -144,6 +146,59 @@ def _answer(result: Bisect, label) -> list[str]:
     for index, why in sorted(outcome.skipped.items()):
         lines.append(f"  skipped {escape(label(index))}: {escape(why[:300])}")
     return lines
+
+
+def bad_faster_lines(result: Bisect, label) -> list[str]:
+    """Said when the `--bad` end came out faster than `--good`: the search then finds where it got faster."""
+    total = result.outcome.total
+    bad_is_newer = result.space.bad > result.space.good
+    faster = total is not None and total.verdict == ("faster" if bad_is_newer else "slower")
+    if not faster:
+        return []
+    good, bad = label(result.space.good), label(result.space.bad)
+    return [f"[bold yellow]Note:[/] the --bad end ({escape(bad)}) measured faster than --good ({escape(good)}), so "
+            "the steps above find where it got faster, not slower. If you expected a slow-down, check the case and "
+            "the metric (instructions count the library's work; the wall clock also sees the machine), or swap "
+            "--good and --bad."]
+
+
+def explained_line(result: Bisect, boundary, profiles) -> str:
+    """The verdict of a step beside its explanation, both per operation: the counts the verdict rests on and the
+    profile's, and whether they agree in direction (they rest on different numbers of operations)."""
+    a, b = profiles
+    counted = [_per_op(result, i) for i in (boundary.before, boundary.after)]
+    parts = [f"verdict {boundary.change.symbol} {short(boundary.change)}"]
+    if all(counted):
+        parts.append(f"from {counted[0][1]:,} counted operations each: {counted[0][0]:,.0f} → {counted[1][0]:,.0f} "
+                     f"{METRIC_UNITS.get(result.judge.metric, '')} per operation")
+    text = "; ".join(parts)
+    if a.cost_per_op and b.cost_per_op:
+        cost = b.cost_per_op / a.cost_per_op
+        text += f"; the profile's {a.ops:,} / {b.ops:,} operations: cost ×{cost:.3f}"
+        dearer, slower = cost > 1, boundary.change.verdict == "slower"
+        if boundary.change.verdict in ("faster", "slower") and dearer != slower and abs(cost - 1) > 0.005:
+            text += (" — [bold yellow]the profile and the verdict disagree in direction[/]: the change is within "
+                     "what differs between the first operations and the rest; measure longer before trusting it")
+    return text
+
+
+def _per_op(result: Bisect, index: int) -> tuple[float, int] | None:
+    """(instructions or ns per operation, operations per count) of point `index` in the stored bisect run."""
+    lib = result.probe.libs.get(index)
+    run = result.run
+    m = next((m for m in (run.measurements if run else []) if lib is not None and m.lib == lib.name
+              and m.case == result.case and m.status == "ok"), None)
+    if m is None or not m.ops:
+        return None
+    if result.judge.metric == "instructions":
+        per_op = m.instructions_per_op()
+    else:
+        per_op = m.micros_per_op(result.judge.metric)
+        per_op = per_op * 1000 if per_op is not None else None
+    return (per_op, m.ops[0]) if per_op is not None else None
+
+
+METRIC_UNITS = {"instructions": "instructions", "wall": "ns", "cpu": "ns CPU"}
 
 
 def _boundary_line(boundary: Boundary, label) -> str:

@@ -26,10 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sslperf.compare import Change
 from sslperf.results import Run
-
-SIGNIFICANT = ("faster", "slower")
+from sslperf.verdict import SIGNIFICANT, Change
 
 
 class Probe(Protocol):

@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 
 import sslperf
-from sslperf import tempdirs
+from sslperf import suggest, tempdirs
 from sslperf.cli.common import make_console
 from sslperf.errors import SslperfError
 
@@ -25,7 +25,7 @@ EXIT_BUG = 70           # an uncaught exception: sysexits' EX_SOFTWARE, never 1 
 VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "tls:tls", "runs": "runs:runs",
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
-         "bisect": "bisect:bisect", "track": "track:track", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
+         "scale": "scale:scale", "bisect": "bisect:bisect", "track": "track:track", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
          "fleet": "fleet:fleet", "serve-load": "serve_load:serve_load",
          "measure-request": "measure_request:measure_request"}
 
@@ -43,6 +43,20 @@ class Verbs(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         return get_verb(name) if name in VERBS else None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name = click.utils.make_str(args[0])
+        if name not in VERBS and not name.startswith("-") and not ctx.resilient_parsing:
+            raise no_such_command(ctx, name, list(VERBS))
+        return super().resolve_command(ctx, args)
+
+
+def no_such_command(ctx: click.Context, name: str, names: list[str]) -> SslperfError:
+    """A mistyped verb or subcommand: the close ones, then all of them (click's own error names none)."""
+    meant = suggest.did_you_mean(name, names)
+    return SslperfError(f"`{ctx.command_path}` has no command `{name}`.",
+                        hint=(f"{meant} " if meant else "") + f"Its commands: {', '.join(names)} "
+                        f"(`{ctx.command_path} --help` says what each does).")
 
 
 @click.group(cls=Verbs, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},

@@ -18,8 +18,7 @@ err_console = make_console(stderr=True)
 @thread_options(("own", "libctx"), "own", "the chosen cases (choose a few with --filter)")
 @placement_options
 @click.pass_context
-def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, providers, fips_modules,
-        thread_list, thread_seconds, thread_mode, cpu, no_pin, fixed_layout, processes) -> None:
+def api(ctx, **options) -> None:
     """µs per call of the same work done different ways: implicit vs explicit
     fetch, reused contexts and key schedules, HMAC context duplication, the
     cost of a fetch and of SSL_CTX_new, CA file vs hashed directory, PEM
@@ -31,7 +30,7 @@ def api(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force,
       sslperf api --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
       sslperf api --filter api/fetch/sha256 --threads 1,2 --thread-mode libctx --lib openssl-3.6
     """
-    run = common.measure(ctx, "api", console, err_console, "wall" if thread_list else metric)
-    if not as_json:
+    run = common.measure(ctx, "api", console, err_console, "wall" if options["thread_list"] else options["metric"])
+    if not options["as_json"]:
         for note in sorted({m.note for m in run.measurements if m.note}):
             console.print(f"[dim]† {escape(note)}[/dim]")

@@ -106,6 +106,10 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
 def _explain(result, out) -> None:
     if not any(b.kind == "step" for b in result.outcome.boundaries):
         return
+    if probe.explained_by_contention(result.case):
+        out.print("explaining each step by its two sides' contention (lock waits, CPU shares) …", style="dim")
+        probe.explain(result)
+        return
     if not probe.profiled(result.case):
         out.print("Not explained: a loopback case runs a server and a client process, which callgrind does not "
                   "profile together; `sslperf profile` on the in-memory handshake or transfer case of the same "
@@ -119,10 +123,20 @@ def _explain(result, out) -> None:
 
 
 def _print_explanations(result, top: int) -> None:
+    from sslperf.scale.render import contention_lines
+
+    for boundary, a, b in result.contentions:
+        label = lambda i: result.label(i).split(" ")[0]     # noqa: E731
+        console.print(f"[bold]Why {escape(label(boundary.before))} → {escape(label(boundary.after))}[/] "
+                      f"(contention at {a.threads} threads against 1, each side):")
+        for side in (a, b):
+            for line in contention_lines(side.as_dict()):
+                console.print("  " + line, soft_wrap=True)
     for boundary, a, b in result.explanations:
         label = lambda i: result.label(i).split(" ")[0]     # noqa: E731
         console.print(f"[bold]Why {escape(label(boundary.before))} → {escape(label(boundary.after))}[/] "
                       "(callgrind, the harness loop only; shares of all instructions):")
+        console.print("  " + render.explained_line(result, boundary, (a, b)), soft_wrap=True)
         print_explanation(a, b, top, console)
 
 

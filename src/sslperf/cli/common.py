@@ -54,7 +54,8 @@ def store_unless(ctx: click.Context, no_store: bool):
     return None if no_store else open_store(ctx)
 
 
-def show(run, as_json: bool, console, metric: str = "wall", stored: bool = True, refuse: bool = True) -> None:
+def show(run, as_json: bool, console, metric: str = "wall", stored: bool = True, refuse: bool = True,
+         details: bool = False) -> None:
     """The run as tables or JSON; then (unless `refuse` is false: the caller
     says it after its own last words), when every case failed, that said last
     (exit 1), so neither a reader nor a script takes it for a measurement. A
@@ -65,7 +66,7 @@ def show(run, as_json: bool, console, metric: str = "wall", stored: bool = True,
     else:
         from sslperf.report.terminal import print_run
 
-        print_run(run, console, metric)
+        print_run(run, console, metric, details)
     if refuse:
         refuse_nothing_measured(run, stored)
 
@@ -118,7 +119,8 @@ def kept_hint(run, no_store: bool) -> str:
             "elsewhere.")
 
 
-def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store: bool, summary: str) -> None:
+def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store: bool, summary: str,
+            details: bool = False) -> None:
     """A measured run to the user: --out written first (if that fails, the tables are printed before the error,
     so no figure is lost), then the tables and `summary` or the JSON, then the refusal of a run that measured
     nothing."""
@@ -127,11 +129,11 @@ def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store
             write_output(out, run.to_json(), "the run", kept_hint(run, no_store), force)
         except Exception:
             if not as_json:
-                show(run, False, console, metric, refuse=False)
+                show(run, False, console, metric, refuse=False, details=details)
             raise
     if as_json:
         return show(run, True, console, metric, not no_store)
-    show(run, False, console, metric, refuse=False)
+    show(run, False, console, metric, refuse=False, details=details)
     console.print(f"[dim]{escape(summary)}" + ("" if no_store else f"; stored as run {escape(run.id)}")
                   + (f"; JSON written to {escape(str(out))}" if out else "") + "[/dim]")
     refuse_nothing_measured(run, not no_store)
@@ -149,11 +151,11 @@ def measure(ctx: click.Context, command: str, console, err_console, metric: str 
             click.echo(case_id)
         return None
     return deliver_request(ctx, request, console, err_console, metric, p.get("as_json", False), p.get("out"),
-                           p.get("force", False), p.get("no_store", False))
+                           p.get("force", False), p.get("no_store", False), p.get("details", False))
 
 
 def deliver_request(ctx: click.Context, request, console, err_console, metric: str, as_json: bool, out, force: bool,
-                    no_store: bool):
+                    no_store: bool, details: bool = False):
     """Run `request` with progress shown (on a terminal a bar, off one a line at least every 30 s) and deliver the
     run; the run."""
     import time
@@ -166,5 +168,5 @@ def deliver_request(ctx: click.Context, request, console, err_console, metric: s
                           on_build=lambda what: progress.phase(f"building {what}"), build_progress=progress)
     deliver(run, console, metric, as_json, out, force, no_store,
             f"{plural(len(request.cases), 'case')} × {plural(len(run.libs), 'library')} "
-            f"in {time.monotonic() - started:.0f} s")
+            f"in {time.monotonic() - started:.0f} s", details)
     return run

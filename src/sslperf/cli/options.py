@@ -79,6 +79,11 @@ METRIC_HELP = ("What the tables show: wall or CPU time (both are recorded), or i
                "measured instead of time, one count per worker process).")
 
 
+details_option = click.option("--details", is_flag=True,
+                              help="Under each figure, the lines behind it (each side's CPU, latency percentiles, "
+                                   "descstat lines); the tables are then wider than 120 columns.")
+
+
 def run_options(time_ms: float | None, samples: int | None, time_help: str = "Target wall time of one sample, in ms."):
     """What speed, api and tls take alike: the libraries, a filter, the
     sample time and count (None: the depth decides), the metric, JSON on
@@ -96,6 +101,7 @@ def run_options(time_ms: float | None, samples: int | None, time_help: str = "Ta
             click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall",
                          show_default=True, help=METRIC_HELP),
             click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables."),
+            details_option,
             out_file_option("Also write the run as JSON here."),
             click.option("--no-store", is_flag=True, help="Do not keep the run in the results store."),
         )):

@@ -56,4 +56,6 @@ def report(ctx, run_ids, out, force, formats, metric, baseline, history, hosts_v
     written = directory.write(open_store(ctx), files, run_ids, formats, metric, baseline, history, hosts_view,
                               host_names, case_patterns, lib_names)
     for path in written:
-        console.print(f"wrote {escape(str(path))}")
+        console.print(f"wrote {escape(str(path))} ({directory.file_size(path.stat().st_size)})")
+    if written:
+        console.print(f"report: {escape(directory.size_summary(written))}")

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sslperf.cli.common import make_console, open_store, write_output
-from sslperf.cli.options import out_file_option
+from sslperf.cli.options import details_option, out_file_option
 
 console = make_console()
 
@@ -47,9 +47,11 @@ def list_cmd(ctx, as_json: bool) -> None:
 
 @runs.command("show")
 @click.argument("run_id", default="latest")
-@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]),
+              help="What the tables show (default: the run's own metric — a bisect's or track's — else wall time).")
+@details_option
 @click.pass_context
-def show_cmd(ctx, run_id: str, metric: str) -> None:
+def show_cmd(ctx, run_id: str, metric: str | None, details: bool) -> None:
     """The tables of one run (an id, a unique prefix of one, or `latest`),
     with its warnings and, for a run that did not complete, its state.
 
@@ -71,7 +73,8 @@ def show_cmd(ctx, run_id: str, metric: str) -> None:
                       f"{cases} case{'' if cases == 1 else 's'} measured; its warnings are at the end[/]")
     elif not run.complete:
         console.print("[yellow]this run is incomplete: it was interrupted or is still going[/]")
-    print_run(run, console, metric)
+    own = run.settings.get("metric")            # a bisect's or track's: what it was measured and judged by
+    print_run(run, console, metric or (own if own in ("wall", "cpu", "instructions") else "wall"), details)
     if "bisect" in run.settings:
         from sslperf.bisect.render import stored_summary
 

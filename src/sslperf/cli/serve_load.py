@@ -6,7 +6,7 @@ import click
 
 from sslperf.cli import common
 from sslperf.cli.common import make_console
-from sslperf.cli.options import Finite, out_file_option
+from sslperf.cli.options import Finite, details_option, out_file_option
 from sslperf.serve_load import SCENARIOS, SERVERS
 
 console = make_console()
@@ -44,12 +44,11 @@ err_console = make_console(stderr=True)
 @click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,
               help="What the star marks: requests per second (wall) or requests per server CPU second (cpu).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
+@details_option
 @out_file_option("Also write the run as JSON here.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
 @click.pass_context
-def serve_load(ctx, lib_names, servers, scenarios, protocols, groups, certs, case_ids, list_only, connections, seconds,
-               warmup, round_count, server_cpus, client_cpus, port, server_version, metric, as_json, out, force,
-               no_store) -> None:
+def serve_load(ctx, **options) -> None:
     """Real servers built against each library (nginx and HAProxy from Debian's source packages, linked
     statically, cached), each on 127.0.0.1 with a generated configuration, loaded by wrk: requests/s,
     handshakes/s, the server's CPU per request and the latency percentiles, with CIs across rounds interleaved
@@ -66,4 +65,4 @@ def serve_load(ctx, lib_names, servers, scenarios, protocols, groups, certs, cas
       sslperf serve-load --server nginx --server haproxy --scenario resumed --lib openssl-3.5 --lib openssl-3.6
       sslperf bisect tls/serve/nginx/new/tls1.3/x25519/rsa-2048 --good openssl-3.0.8 --bad openssl-3.6.3
     """
-    common.measure(ctx, "serve-load", console, err_console, metric)
+    common.measure(ctx, "serve-load", console, err_console, options["metric"])

@@ -31,9 +31,7 @@ err_console = make_console(stderr=True)
 @thread_options(("own", "libctx"), "own", "the chosen cases (choose a few with --case or --filter)")
 @placement_options
 @click.pass_context
-def speed(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, sizes, workload,
-          case_ids, cpu_mask, list_only, providers, fips_modules, thread_list, thread_seconds, thread_mode, cpu,
-          no_pin, fixed_layout, processes) -> None:
+def speed(ctx, **options) -> None:
     """Measure ciphers, AEADs, digests, MACs, signatures, key exchange and
     KEMs of one or more libraries in one interleaved run.
 
@@ -46,4 +44,4 @@ def speed(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, forc
       sslperf speed --case cipher/aes-128-gcm/encrypt/16384 --threads 1,2 --lib openssl-3.0 --lib openssl-3.6
       sslperf speed --quick --lib openssl-3.6 --provider default --provider fips --fips-module openssl-3.1.2+fips
     """
-    common.measure(ctx, "speed", console, err_console, "wall" if thread_list else metric)
+    common.measure(ctx, "speed", console, err_console, "wall" if options["thread_list"] else options["metric"])

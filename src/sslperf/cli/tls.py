@@ -10,9 +10,10 @@ from rich.markup import escape
 
 from sslperf.cli import legacy_tls
 from sslperf.cli import common
+from sslperf.cli import no_such_command
 from sslperf.cli.common import make_console
-from sslperf.cli.options import (Finite, depth_options, out_file_option, placement_options, provider_options,
-                                 run_options)
+from sslperf.cli.options import (Finite, depth_options, details_option, out_file_option, placement_options,
+                                 provider_options, run_options)
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -25,6 +26,9 @@ class TlsGroup(click.Group):
         translated, said = legacy_tls.translate(args, list(self.commands))
         if said:
             err_console.print(f"[yellow]note:[/] {escape(said)}", soft_wrap=True)
+        if translated and translated[0] not in self.commands and not translated[0].startswith("-") \
+                and not ctx.resilient_parsing:             # no subcommand takes an argument: a mistyped one
+            raise no_such_command(ctx, translated[0], list(self.commands))
         if not translated or translated[0] not in self.commands and translated[0] not in ("--help", "-h"):
             translated = ["handshake", *translated]        # the default subcommand, options and all
         return super().parse_args(ctx, translated)
@@ -45,6 +49,7 @@ _libs = [click.option("--lib", "-l", "lib_names", multiple=True, help="Library t
          click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable)."),
          click.option("--list", "list_only", is_flag=True, help="List the cases this command would run, and stop.")]
 _output = [click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables."),
+           details_option,
            out_file_option("Also write the run as JSON here."),
            click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")]
 _rounds = click.option("--rounds", type=click.IntRange(1, 100), default=3, show_default=True,
@@ -79,11 +84,10 @@ def tls() -> None:
 @provider_options
 @placement_options
 @click.pass_context
-def handshake(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, case_ids,
-              list_only, providers, fips_modules, cpu, no_pin, fixed_layout, processes) -> None:
+def handshake(ctx, **options) -> None:
     """Full and resumed TLS 1.2/1.3 handshakes in memory (client and server in one process), per group and
     certificate, with a shared client SSL_CTX or a new one with a CA load per connection (what curl did)."""
-    common.measure(ctx, "tls handshake", console, err_console, metric)
+    common.measure(ctx, "tls handshake", console, err_console, options["metric"])
 
 
 @tls.command()
@@ -101,8 +105,7 @@ def handshake(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, 
 @_listing(_output)
 @provider_options
 @click.pass_context
-def loopback(ctx, lib_names, patterns, case_ids, list_only, requests, rounds, client_kind, curl_spec, server_lib,
-             as_json, out, force, no_store, providers, fips_modules) -> None:
+def loopback(ctx, **options) -> None:
     """Real HTTPS GETs over 127.0.0.1: time to connect, to a finished handshake and to the whole response."""
     common.measure(ctx, "tls loopback", console, err_console)
 
@@ -117,11 +120,10 @@ def loopback(ctx, lib_names, patterns, case_ids, list_only, requests, rounds, cl
 @provider_options
 @placement_options
 @click.pass_context
-def transfer(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, force, no_store, depth, case_ids,
-             list_only, tcp, rounds, providers, fips_modules, cpu, no_pin, fixed_layout, processes) -> None:
+def transfer(ctx, **options) -> None:
     """Bulk transfer after one handshake (SSL_write/SSL_read), per protocol, cipher suite and write size, the
     sending and receiving CPU apart."""
-    common.measure(ctx, "tls transfer", console, err_console, "wall" if tcp else metric)
+    common.measure(ctx, "tls transfer", console, err_console, "wall" if options["tcp"] else options["metric"])
 
 
 @tls.command()
@@ -131,8 +133,7 @@ def transfer(ctx, lib_names, patterns, time_ms, samples, metric, as_json, out, f
 @_listing(_output)
 @provider_options
 @click.pass_context
-def memory(ctx, lib_names, patterns, case_ids, list_only, connections, as_json, out, force, no_store, providers,
-           fips_modules) -> None:
+def memory(ctx, **options) -> None:
     """Bytes the library holds per established connection (client and server apart) and the peak during the
     handshake, with N pairs taken through the handshake in lockstep."""
     common.measure(ctx, "tls memory", console, err_console)
@@ -153,8 +154,7 @@ def memory(ctx, lib_names, patterns, case_ids, list_only, connections, as_json, 
 @_listing(_output)
 @provider_options
 @click.pass_context
-def threads(ctx, lib_names, patterns, case_ids, list_only, thread_list, thread_seconds, thread_mode, transfer,
-            rounds, as_json, out, force, no_store, providers, fips_modules) -> None:
+def threads(ctx, **options) -> None:
     """Handshakes across threads (`sslperf scale` sweeps any case and explains the curve)."""
     common.measure(ctx, "tls threads", console, err_console)
 
@@ -176,8 +176,7 @@ def threads(ctx, lib_names, patterns, case_ids, list_only, thread_list, thread_s
 @_server_lib
 @_listing(_output)
 @click.pass_context
-def quic(ctx, lib_names, patterns, case_ids, list_only, requests, rounds, net_path, transfer, time_ms, memory_,
-         connections, client_threads, server_lib, as_json, out, force, no_store) -> None:
+def quic(ctx, **options) -> None:
     """QUIC over loopback UDP (OpenSSL 3.5+'s own stack) beside TLS 1.3 over TCP: GETs each on a new connection
     (default), bulk transfer, memory per connection, or N clients at once."""
     common.measure(ctx, "tls quic", console, err_console)

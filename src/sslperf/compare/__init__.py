@@ -2,8 +2,8 @@
 what a user's items name — libraries, runs, RUN:LIB — as columns (columns)."""
 
 from sslperf.compare.columns import picked_lines, resolve
-from sslperf.compare.verdicts import (DEFAULT_ALPHA, DEFAULT_THRESHOLD, MIN_SAMPLES_FOR_TEST, Change, Column, Comparison,
-                                      Floors, Row, change, compare, process_test)
+from sslperf.compare.verdicts import Column, Comparison, Row, change, compare
+from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, MIN_SAMPLES_FOR_TEST, Change, Floors, process_test
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_THRESHOLD", "MIN_SAMPLES_FOR_TEST", "Change", "Column", "Comparison", "Floors",
            "Row", "change", "compare", "picked_lines", "process_test", "resolve"]

@@ -10,9 +10,9 @@ import re
 import shutil
 from pathlib import Path
 
-from sslperf import paths
+from sslperf import paths, suggest
 from sslperf.errors import SslperfError, UnknownLibrary
-from sslperf.libs import manifests, versions
+from sslperf.libs import manifests, releases, versions
 from sslperf.libs.footprint import probe
 from sslperf.libs.manifests import MANIFEST
 from sslperf.libs.model import Lib, prefix_linkage, version_from_string
@@ -143,17 +143,55 @@ def find(text: str) -> Lib:
     if matching:
         return max(matching, key=lambda lib: (versions.sort_key(lib.version), lib.info.get("built_at", "")))
     names = (["system"] if find_system() is not None else []) + [lib.name for lib in candidates]
+    raise _not_in_hand(text, names, candidates)
+
+
+def _not_in_hand(text: str, names: list[str], candidates: list[Lib]) -> UnknownLibrary:
+    """No library in hand is `text`: what is in hand, the names close to it (in hand first, then on offer), and
+    how to get it — a build only of a name that is on offer."""
     if not names:
         have = "no library is in hand yet"
     elif len(names) == 1:
         have = f"the only library in hand is {names[0]}"
     else:
         have = f"libraries in hand: {', '.join(names)}"
-    raise UnknownLibrary(
-        f"No built or registered library is called `{text}` ({have}).",
-        hint=f"Build it with `sslperf libs build {text}`, or register an installed one with "
-        f"`sslperf libs add NAME --prefix DIR`.",
-    )
+    # Each library once, by its spelling closest to `text`: its name, or for a build its series (openssl-3.6).
+    spellings = {**{name: name for name in names},
+                 **{_short_name(lib): lib.name for lib in candidates if lib.kind == "built"}}
+    near: list[str] = []
+    for spelling in suggest.close(text, spellings, n=6, cutoff=suggest.CUTOFF_LONG):        # closest first
+        if all(spellings[other] != spellings[spelling] for other in near):
+            near.append(spelling)
+    near = near[:3]
+    name = parse_name(text)
+    register = "register an installed one with `sslperf libs add NAME --prefix DIR`"
+    offered = releases.on_offer(name)
+    if offered:             # the name is right, only not built: what is near it in hand is an alternative
+        also = f" (or use {suggest.either(near)}, in hand)" if near else ""
+        return UnknownLibrary(f"No built or registered library is called `{text}` ({have}).",
+                              hint=f"Build it with `sslperf libs build {text}`{also}, or {register}.")
+    offers = []
+    for offered_name in releases.close_offers(name):     # one already in hand is said as in hand
+        resolved = [lib.name for lib in candidates if _means(offered_name, lib)]
+        if not resolved:
+            offers.append(offered_name)
+        elif offered_name not in near and not any(spellings.get(n) in resolved for n in near):
+            near.append(offered_name)
+    said = [f"Did you mean {suggest.either(near)}?"] if near else []
+    if offers:
+        build = f"`sslperf libs build {offers[0]}`" if len(offers) == 1 else "`sslperf libs build NAME`"
+        said.append(f"{'Or' if near else 'Did you mean'} {suggest.either(offers)} (on offer, not built yet: {build})?")
+    if offered is None:       # the index cannot be read: say where to look, not what to build
+        said.append(f"`sslperf libs available` lists what can be built (`sslperf libs build NAME`), or {register}.")
+    else:
+        said.append(f"`{text}` is not on offer to build either (`sslperf libs available` lists what is); "
+                    f"{register}.")
+    return UnknownLibrary(f"No built or registered library is called `{text}` ({have}).", hint=" ".join(said))
+
+
+def _short_name(lib: Lib) -> str:
+    """The name a user would give a build by its series: `openssl-3.6+minimal` for openssl-3.6.3+minimal."""
+    return f"{lib.flavor}-{versions.series(lib.version)}" + "".join(f"+{v}" for v in lib.variants)
 
 
 def _means(text: str, lib: Lib) -> bool:

@@ -9,10 +9,12 @@ is the version of the `boring-sys` / `aws-lc-sys` / `wolfssl-sys` crate that car
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from sslperf.errors import UnknownLibrary
-from sslperf.libs import crates, versions
+from sslperf import suggest
+from sslperf.errors import SslperfError, UnknownLibrary
+from sslperf.libs import crates, variants, versions
 
 
 @dataclass(frozen=True)
@@ -126,11 +128,11 @@ def series_summary(found: list[Release]) -> str:
 
 
 def resolve(name: LibName) -> Release:
-    """The release that `name` means, or an error listing what exists."""
+    """The release that `name` means, or an error listing what exists (and the names on offer close to it)."""
     if name.flavor not in FLAVORS:
         raise UnknownLibrary(
             f"`{name.base}` is not a library sslperf knows how to fetch.",
-            hint=f"Known flavors: {', '.join(FLAVORS)} (plus `system` and names added with "
+            hint=_meant(name) + f"Known flavors: {', '.join(FLAVORS)} (plus `system` and names added with "
             "`sslperf libs add`); `sslperf libs available` lists every version.",
         )
     found = offered(name.flavor)
@@ -139,10 +141,63 @@ def resolve(name: LibName) -> Release:
         title = FLAVORS[name.flavor].title
         raise UnknownLibrary(
             f"No {title} version matches `{name.version}`.",
-            hint=f"Versions on offer (newest of each series): {series_summary(found)}. "
+            hint=_meant(name) + f"Versions on offer (newest of each series): {series_summary(found)}. "
             "`sslperf libs available` lists them all.",
         )
     return next(r for r in found if r.version == version)
+
+
+def on_offer(name: LibName) -> bool | None:
+    """Whether `sslperf libs build NAME` would find `name`'s release (and take its variants); None when the
+    index can be neither read nor fetched (offline, with no cached copy), so that nobody can tell."""
+    if name.flavor not in FLAVORS:
+        return False
+    try:
+        variants.lookup(name.variants, name.flavor)
+    except SslperfError:
+        return False
+    try:
+        found = offered(name.flavor)
+    except SslperfError:
+        return None
+    return versions.newest_matching(name.version, [r.version for r in found]) is not None
+
+
+def close_offers(name: LibName) -> list[str]:
+    """Names on offer close to `name` (one that is not): its flavor, version and variants each replaced by the
+    close ones sslperf knows (`opensll-3.6` → openssl-3.6, `openssl-3.6.9` → openssl-3.6.3, `+minmal` →
+    +minimal), keeping only names whose release is on offer and that take their variants."""
+    if name.flavor in FLAVORS:
+        flavors, version = [name.flavor], name.version
+    else:               # parse_name keeps a base it does not know whole: `opensll-3.6`
+        typed = re.fullmatch(r"(.+?)(?:-(\d.*))?", name.flavor)
+        flavors, version = suggest.close(typed.group(1), FLAVORS, n=2), typed.group(2)
+    kinds = [[v] if v in variants.VARIANTS else suggest.close(v, variants.VARIANTS, n=1) for v in name.variants]
+    if not all(kinds):
+        return []           # a variant like no other: no name on offer means it
+    out = []
+    for flavor in flavors:
+        try:
+            found = [r.version for r in offered(flavor)]
+        except SslperfError:
+            continue        # offline, and no copy of the index: nothing to offer from it
+        if version is None or versions.newest_matching(version, found):
+            shown = [version]
+        else:
+            series = {versions.series(v, semver=FLAVORS[flavor].build_system == "cmake") for v in found}
+            shown = suggest.close(version, [*series, *found], n=1)
+        for v in shown:
+            chosen = tuple(kind[0] for kind in kinds)
+            candidate = LibName(flavor, v, chosen)
+            if str(candidate) != str(name) and on_offer(candidate):
+                out.append(str(candidate))
+    return out[:3]
+
+
+def _meant(name: LibName) -> str:
+    """`Did you mean `x`? ` for the names on offer close to `name`, or ""."""
+    found = close_offers(name)
+    return f"Did you mean {suggest.either(found)}? " if found else ""
 
 
 def by_series(flavor: str, found: list[Release]) -> dict[str, list[Release]]:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from sslperf import suggest
 from sslperf.errors import BuildFailed, SslperfError
 
 # The OpenSSL tuning talk, "Minimal TLS implementation with reasonable compatibility and performance".
@@ -99,9 +100,11 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
     for name in names:
         variant = VARIANTS.get(name)
         if variant is None:
+            meant = suggest.did_you_mean(name, VARIANTS)
             raise SslperfError(
                 f"`{name}` is not a build variant.",
-                hint=f"Variants: {', '.join(VARIANTS)}; combine them with `+`, e.g. `openssl-3.3+minimal+Os`.",
+                hint=(f"{meant} " if meant else "") + f"Variants: {', '.join(VARIANTS)}; combine them with `+`, "
+                "e.g. `openssl-3.3+minimal+Os`.",
             )
         if variant.openssl_only and flavor != "openssl":
             raise SslperfError(

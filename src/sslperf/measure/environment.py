@@ -138,6 +138,20 @@ def _ago(seconds: float) -> str:
     return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min {seconds % 60} s"
 
 
+def noise_flags(env: dict, env_after: dict | None = None, last_build: dict | None = None) -> list[str]:
+    """The conditions of noise_warnings as short flags a run records (a build's trail is not one: it is sslperf's
+    own, gone when the run is), for verdicts between runs."""
+    flags = []
+    cpus = env.get("cpus") or 1
+    if env.get("loadavg") and env["loadavg"][0] > 0.5 * cpus and _seconds_since(last_build, env.get("time")) is None:
+        flags.append(f"load {env['loadavg'][0]:.1f} on {cpus} CPUs")
+    if env_after and env.get("cpu_mhz") and env_after.get("cpu_mhz"):
+        before, after = max(env["cpu_mhz"]), max(env_after["cpu_mhz"])
+        if before and abs(after - before) / before > 0.05:
+            flags.append(f"clock {before:.0f} → {after:.0f} MHz")
+    return flags
+
+
 def noise_warnings(env: dict, env_after: dict | None = None, last_build: dict | None = None) -> list[str]:
     """Conditions that make measurements noisy, each with its likely cause.
     `last_build` ({"what", "ended": epoch seconds}, from libs.build.last_build)

@@ -99,14 +99,14 @@ def busy_warning(cpu: int | None) -> str | None:
             "its samples compete with that work; stop it, or choose an idle CPU with --cpu.")
 
 
-def busy_warnings(cpus: set[int], seconds: float = 0.3) -> list[str]:
-    """One warning per CPU of `cpus` (every CPU a run's processes will use) already busy with other work, all
-    watched over the same `seconds`."""
+def busy_cpus(cpus: set[int], seconds: float = 0.3) -> dict[int, float]:
+    """The CPUs of `cpus` (every CPU a run's processes will use) busy with other work more than BUSY of the time,
+    all watched over the same `seconds`: CPU → the share it was busy."""
     if not cpus:
-        return []
+        return {}
     first = {cpu: _cpu_times(cpu) for cpu in sorted(cpus)}
     time.sleep(seconds)
-    found = []
+    found = {}
     for cpu, before in first.items():
         after = _cpu_times(cpu)
         if before is None or after is None or sum(after) <= sum(before):
@@ -114,9 +114,14 @@ def busy_warnings(cpus: set[int], seconds: float = 0.3) -> list[str]:
         idle = (after[3] + after[4]) - (before[3] + before[4])
         busy = max(0.0, 1 - idle / (sum(after) - sum(before)))
         if busy > BUSY:
-            found.append(f"CPU {cpu}, which this run's processes use, was {busy:.0%} busy with other work before "
-                         "the run: its samples compete with that work; stop it, or choose idle CPUs (--cpu).")
+            found[cpu] = busy
     return found
+
+
+def busy_warnings(busy: dict[int, float]) -> list[str]:
+    """The warning for each busy CPU (busy_cpus)."""
+    return [f"CPU {cpu}, which this run's processes use, was {share:.0%} busy with other work before the run: its "
+            "samples compete with that work; stop it, or choose idle CPUs (--cpu)." for cpu, share in busy.items()]
 
 
 def _cpu_times(cpu: int) -> list[int] | None:

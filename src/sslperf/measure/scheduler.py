@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from sslperf import figures
 from sslperf.libs.build import last_build
+from sslperf.noise import recorded as noise_record
 from sslperf.libs.model import Lib
 from sslperf.measure import certificates, environment, hostlock, pinning
 from sslperf.measure.case_ids import Case
@@ -67,7 +68,8 @@ def _measure(libs, cases, by_mode, settings, store, source, labels, options, pro
         _refuse_lacking(by_mode, libs)
         sessions = _open(by_mode, ctx)
         try:
-            run.warnings += pinning.busy_warnings(set().union(*(s.cpus() for s in sessions.values())))
+            busy = pinning.busy_cpus(set().union(*(s.cpus() for s in sessions.values())))
+            run.warnings += pinning.busy_warnings(busy)
             with recorded(run, store, source) as keep:
                 try:
                     _passes([_Case(c, sessions[registry.mode_of(c, settings.counter)]) for c in cases],
@@ -78,7 +80,7 @@ def _measure(libs, cases, by_mode, settings, store, source, labels, options, pro
                 notes = [m.note for m in run.measurements]
                 for session in sessions.values():
                     run.warnings += session.finish(run.measurements)
-                run.warnings += _warnings(run, settings)
+                run.warnings += _warnings(run, settings, [f"CPU {cpu} {share:.0%} busy" for cpu, share in busy.items()])
                 for m, note in zip(run.measurements, notes):
                     if store and m.note != note:        # what finish() noted beside a result
                         store.replace(run.id, m)
@@ -211,13 +213,18 @@ def _interrupted(run: Run, cases: int) -> list[str]:
             "is wider and it is a weaker basis for a comparison."]
 
 
-def _warnings(run: Run, settings: Settings) -> list[str]:
-    """What every run says of its machine and its spread, whatever its modes."""
-    found = environment.noise_warnings(run.environment, environment.capture(settings.mask), last_build())
+def _warnings(run: Run, settings: Settings, flags: list[str]) -> list[str]:
+    """What every run says of its machine and its spread, whatever its modes; the run records the noise it saw
+    (noise.recorded), which verdicts between it and another run take into account."""
+    after = environment.capture(settings.mask)
+    found = environment.noise_warnings(run.environment, after, last_build())
+    flags = flags + environment.noise_flags(run.environment, after, last_build())
     noisy = [m for m in run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY_CI]
     if noisy:
         names = ", ".join(f"{m.case} on {m.lib}" for m in noisy[:3]) + (" …" if len(noisy) > 3 else "")
         found.append(f"{len(noisy)} result(s) have a 95% CI wider than ±{NOISY_CI:.0%} ({names}): the machine is "
                      "noisy or the samples are short; use --time to lengthen them or --samples for more.")
+        flags.append(f"{len(noisy)} results with a CI wider than ±{NOISY_CI:.0%}")
+    run.environment["noise"] = noise_record.summarise(run, flags)
     run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     return found

@@ -12,8 +12,9 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
+from sslperf import suggest
 from sslperf.errors import SslperfError
-from sslperf.measure import catalog
+from sslperf.measure import case_hints, catalog
 from sslperf.measure.case_ids import MAX_SIZE, Case, make, parse, parts_of, size_in_bounds
 
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
@@ -125,12 +126,19 @@ def parse_case(text: str) -> Case:
         raise SslperfError(f"`{text[:100]}{'…' if len(text) > 100 else ''}` names the size {shown}; a case's size "
                            f"is 1 to {MAX_SIZE} bytes (64 MiB). Nothing was measured.",
                            hint="Give a smaller size, e.g. cipher/aes-128-gcm/encrypt/16384.")
-    raise SslperfError(
-        f"`{text}` is not a case sslperf knows.",
-        hint="Cases look like cipher/aes-128-gcm/encrypt/16384, digest/sha256/1024, mac/hmac-sha256/200, "
-        "sig/ecdsa-p256/sign, kex/x25519/derive, kem/ml-kem-768/encaps or keygen/rsa-2048; "
-        "`sslperf speed --list` shows a suite's cases.",
-    )
+    raise SslperfError(f"`{text}` is not a case sslperf knows.", hint=_unknown_case_hint(text.strip()))
+
+
+def _unknown_case_hint(text: str) -> str:
+    """The close ids of the catalog, and the --list of the command that runs the family `text` is one of."""
+    meant = case_hints.close_ids(text)
+    said = f"Did you mean {suggest.either(meant)}? " if meant else ""
+    listing = case_hints.where_listed(text)
+    if listing is not None:
+        return said + listing
+    return said + ("Cases look like cipher/aes-128-gcm/encrypt/16384, digest/sha256/1024, sig/ecdsa-p256/sign, "
+                   "kem/ml-kem-768/encaps (`sslperf speed --list`), tls/handshake/tls1.3/x25519/ecdsa-p256/shared "
+                   "(`sslperf tls handshake --list`) or api/fetch/sha256 (`sslperf api`).")
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sslperf import userfiles
 from sslperf import figures
-from sslperf.compare import process_test
+from sslperf.verdict import judge
 from sslperf.errors import SslperfError
 from sslperf.measure import catalog, scheduler
 from sslperf.measure.case_ids import Case, make
@@ -137,17 +137,18 @@ def _timed(m: Measurement | None, metric: str) -> bool:
 
 def versus(kernel: Measurement, user: Measurement, metric: str = "wall") -> Versus | None:
     """Whether the kernel is clearly faster at one size. Where both sides
-    have samples from several worker processes, sslperf.compare's test
-    decides: the kernel/library ratio paired by worker process (both cases
-    ran in the same processes), else Welch's across processes; clearly
-    faster when the ratio's 95% CI lies wholly above 1. Otherwise (imported
-    figures, one each) the two medians' 95% CIs must not overlap."""
+    have samples from several worker processes, the one verdict rule decides
+    (sslperf.verdict): the kernel/library ratio paired by worker process (both
+    cases ran in the same processes), else Welch's across processes, called
+    when significant and beyond the threshold. Otherwise (imported figures,
+    one each) the two medians' 95% CIs must not overlap."""
     if not (_timed(kernel, metric) and _timed(user, metric)):
         return None
     pids = (kernel.figures or {}).get(figures.PROCESS)
-    test, method = process_test(user, kernel, metric, paired=bool(pids) and pids == (user.figures or {}).get(figures.PROCESS))
-    if test is not None:
-        return Versus(test.ratio, test.low, test.high, 1 if test.low > 1 else -1 if test.high < 1 else 0, method)
+    found = judge(user, kernel, metric, paired=bool(pids) and pids == (user.figures or {}).get(figures.PROCESS))
+    if found is not None and found.method in ("paired", "processes"):
+        clear = {"faster": 1, "slower": -1}.get(found.verdict, 0)
+        return Versus(found.ratio, found.low, found.high, clear, found.method)
     k, u = kernel.summary(metric), user.summary(metric)
     return Versus(k.median / u.median, None, None, config.separated(k, u), "intervals")
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sslperf.profiling.diff import changed_most, comparison
+from sslperf.profiling.diff import ShareChange, changed_most, comparison, largest_one_sided, lead
 from sslperf.profiling.model import Profile
 from sslperf.profiling.record import PERF_FREQUENCY
 
@@ -30,6 +30,8 @@ def print_profiles(profiles: list[Profile], tool: str, why: str, top: int, out: 
     how = (f"perf, cpu-clock sampling at {PERF_FREQUENCY} Hz with DWARF call graphs" if tool == "perf"
            else "callgrind, instructions counted")
     console.print(f"[bold]Profile of {escape(first.case)}[/]")
+    if len(profiles) == 2:
+        console.print(f"[bold]{escape(lead_line(*profiles))}[/]")
     console.print(f"tool: {how} — {escape(why)}")
     console.print(f"profiled: {escape(first.scope)}")
     for p in profiles:
@@ -52,12 +54,32 @@ def print_profiles(profiles: list[Profile], tool: str, why: str, top: int, out: 
 def print_explanation(a: Profile, b: Profile, top: int, console: Console) -> None:
     """Why B costs what it does against A: the cost per operation of each
     and the functions whose self and inclusive shares moved most."""
+    console.print(f"  [bold]{escape(lead_line(a, b))}[/]")
     console.print(f"  {escape(a.lib)}: {_cost_line(a)}")
     console.print(f"  {escape(b.lib)}: {_cost_line(b)}")
     if a.cost_per_op:
         console.print(f"  cost per operation ({escape(a.unit)}): ×{b.cost_per_op / a.cost_per_op:.3f}")
     console.print(_changes_table(a, b, top, "self"))
     console.print(_changes_table(a, b, top, "inclusive"))
+
+
+def lead_line(a: Profile, b: Profile) -> str:
+    """The one-line cause: `X509_STORE_load_file_ex: +12.1 points of inclusive share (B against A) (renamed: …)`,
+    and the largest function only the dearer side has where it is larger than that change."""
+    first = lead(a, b)
+    if first is None:
+        return f"No function's inclusive share moved ({b.lib} against {a.lib})."
+    line = (f"{first.name}: {first.inclusive_change:+.1f} points of inclusive share ({b.lib} against {a.lib})"
+            + _renamed(first, a, b))
+    new = largest_one_sided(a, b)
+    share = max(new.a_inclusive, new.b_inclusive) if new else 0.0
+    if new and share > abs(first.inclusive_change) and (first.in_a and first.in_b):
+        line += f"; only in {b.lib if not new.in_a else a.lib}: {new.name} at {share:.1f}%"
+    return line
+
+
+def _renamed(c: ShareChange, a: Profile, b: Profile) -> str:
+    return f" (renamed: {c.renamed[0]} in {a.lib}, {c.renamed[1]} in {b.lib})" if c.renamed else ""
 
 
 def _cost_line(p) -> str:
@@ -117,9 +139,11 @@ def _changes_table(a, b, top: int, by: str) -> Table:
     for label in ("A self", "B self", "Δ self", "A incl.", "B incl.", "Δ incl."):
         table.add_column(label, justify="right")
     for c in changed_most(a, b, top, by):
-        name = escape(c.name) + (f" [dim](= {escape(', '.join(c.same_shares))})[/]" if c.same_shares else "")
-        table.add_row(name, _pct(c.a_self), _pct(c.b_self), _delta(c.self_change),
-                      _pct(c.a_inclusive), _pct(c.b_inclusive), _delta(c.inclusive_change))
+        name = escape(c.name) + (f" [dim]{escape(_renamed(c, a, b))}[/]" if c.renamed else "") \
+            + (f" [dim](= {escape(', '.join(c.same_shares))})[/]" if c.same_shares else "")
+        a_self, a_incl = (_pct(c.a_self), _pct(c.a_inclusive)) if c.in_a else ("absent", "absent")
+        b_self, b_incl = (_pct(c.b_self), _pct(c.b_inclusive)) if c.in_b else ("absent", "absent")
+        table.add_row(name, a_self, b_self, _delta(c.self_change), a_incl, b_incl, _delta(c.inclusive_change))
     return table
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from sslperf import figures
 from sslperf.libs.model import is_bssl
 from sslperf.measure.suites import TLS_RECORD
-from sslperf.results import Measurement
+from sslperf.recommend.costs import Evidence, micros_text
+from sslperf.recommend.weigh import Cost, Tie, Weigh, interval, less, noise_warnings, times
 
 CLIENT_PROFILES = {
     "mixed": "clients of every kind: most have AES instructions, some (older phones, small devices) do not",
@@ -112,46 +113,13 @@ def needed_cases(min_security: int) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(plain)), [a.case for a in AEADS]
 
 
-class Evidence:
-    """The measurements advice rests on, looked up by case id."""
-
-    def __init__(self, plain: list[Measurement], masked: list[Measurement], sources: list[str] | None = None):
-        self.plain = {m.case: m for m in plain if m.status == "ok" and m.summary()}
-        self.masked = {m.case: m for m in masked if m.status == "ok" and m.summary()}
-        self.missing_reason = {m.case: m.reason or m.status for m in plain if m.status != "ok"}
-        self.sources = sources or []
-
-    def micros(self, case: str, masked: bool = False) -> float | None:
-        m = (self.masked if masked else self.plain).get(case)
-        return m.micros_per_op("wall") if m else None
-
-    def micros_sum(self, cases: tuple[str, ...]) -> float | None:
-        values = [self.micros(c) for c in cases]
-        return None if any(v is None for v in values) else sum(values)
-
-    def side_micros(self, case: str, side: str) -> float | None:
-        """A TLS case's per-handshake CPU on one side ("client" or "server")."""
-        m = self.plain.get(case)
-        return m.figure_micros_per_op({"client": figures.CLIENT_CPU, "server": figures.SERVER_CPU}[side]) if m else None
-
-    def figure(self, case: str, masked: bool = False) -> str:
-        """`0.52 µs (2.61 GB/s ±1.2%, n=15)`: a figure with its spread, for the argument."""
-        m = (self.masked if masked else self.plain).get(case)
-        if not m:
-            return "not measured"
-        s = m.summary("wall")
-        us = m.micros_per_op("wall")
-        rate = (f"{s.median / 1e9:.2f} GB/s" if s.median >= 1e9 else f"{s.median / 1e6:.0f} MB/s") \
-            if m.unit == "bytes" else f"{s.median:,.0f}/s"
-        return f"{_us(us)} ({rate} ±{s.ci_half_width * 100:.1f}%, n={s.n})"
-
-
 @dataclass
 class Point:
     """One line of advice and the numbers it rests on."""
     topic: str
     decision: str
     because: list[str] = field(default_factory=list)
+    ties: list[Tie] = field(default_factory=list)     # neighbours in its order the verdict rule did not tell apart
 
 
 @dataclass
@@ -169,6 +137,7 @@ class Advice:
     sigalgs: list[str]
     points: list[Point]
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)     # what weakens the evidence (noise), said first
 
     @property
     def boringssl_family(self) -> bool:
@@ -203,12 +172,14 @@ Accepts = Callable[[str, str], bool]      # (key, value) → does the library ac
 
 def decide(evidence: Evidence, lib: str, flavor: str, version: str, clients: str = "mixed",
            min_security: int = 128, compat: bool = False, accepts: Accepts | None = None) -> Advice:
-    """The settings for a server on `lib`, each argued from `evidence`."""
+    """The settings for a server on `lib`, each argued from `evidence`: every order between two measured options
+    is the verdict rule's (weigh.py), ties ordered by a stated rule."""
     accepts = accepts or (lambda _key, _value: True)
+    weigh = Weigh(evidence)
     points: list[Point] = []
-    aeads, equal, prioritize = _aeads(evidence, flavor, clients, min_security, points)
-    groups = _groups(evidence, min_security, accepts, points)
-    certs = _certs(evidence, min_security, compat, points)
+    aeads, equal, prioritize = _aeads(evidence, weigh, flavor, clients, min_security, points)
+    groups = _groups(evidence, weigh, min_security, accepts, points)
+    certs = _certs(evidence, weigh, min_security, compat, points)
     sigalgs = [s for s, _key, bits in _ordered_sigalgs(certs) if bits >= min_security and accepts("sigalgs", s)]
     points.append(Point("signature algorithms", ":".join(sigalgs), [
         f"the certificate's own algorithm first ({', '.join(c.sigalg for c in certs)}); no SHA-1 or SHA-224; "
@@ -216,41 +187,84 @@ def decide(evidence: Evidence, lib: str, flavor: str, version: str, clients: str
     points.append(Point("protocols", "TLS 1.2 and TLS 1.3 only", [
         "TLS 1.2 suites are all ECDHE with an AEAD: no static RSA key exchange (no forward secrecy), no DHE, "
         "no CBC, no SHA-1, no RC4/3DES/ECB"]))
-    _resumption_points(evidence, lib, points)
+    _resumption_points(evidence, weigh, lib, points)
     notes = [] if evidence.masked else [
         "note: ChaCha20 vs AES without AES instructions was not measured (CPU masks need x86); "
         "the AEAD order rests on this CPU alone"]
     return Advice(lib, flavor, version, clients, min_security, aeads, equal, prioritize, groups, certs, sigalgs,
-                  points, notes)
+                  points, notes, noise_warnings(evidence))
 
 
-def _aeads(evidence: Evidence, flavor: str, clients: str, floor: int, points: list[Point]):
+# What orders options the verdict rule does not tell apart: the larger security margin, then the usual preference.
+def _preference(table: tuple) -> Callable:
+    return lambda option: (-option.bits, table.index(option))
+
+
+def _tie_rule(usual: str) -> Callable:
+    def rule(first, second) -> str:
+        if first.bits != second.bits:
+            return f"ordered by security margin ({first.label}, {first.bits}-bit, first)"
+        return f"ordered by the usual preference ({first.label} before {second.label}: {usual})"
+    return rule
+
+
+def _ordered(options: list, ties: list[Tie]) -> str:
+    """`A ~ B, C`: an order with its ties marked."""
+    tied = {(t.first, t.second) for t in ties} | {(t.second, t.first) for t in ties}
+    text = options[0].label if options else ""
+    for first, second in zip(options, options[1:]):
+        text += (" ~ " if (first.label, second.label) in tied else ", ") + second.label
+    return text
+
+
+def _as_cheap(change) -> str:
+    """`60× [48, 75] cheaper than` where the rule calls it cheaper, else that the two are not told apart."""
+    if change is not None and change.verdict == "faster":
+        return f"{times(change)} cheaper {interval(change)} than"
+    return f"about as cheaply ({times(change)} {interval(change)}: not told apart) as"
+
+
+def _aead_cost(aead: Aead, masked: bool = False) -> Cost:
+    return Cost(aead.label + (" (AES-NI hidden)" if masked else ""), (aead.case,), masked)
+
+
+def _aeads(evidence: Evidence, weigh: Weigh, flavor: str, clients: str, floor: int, points: list[Point]):
     allowed = [a for a in AEADS if a.bits >= floor]
     measured = [a for a in allowed if evidence.micros(a.case) is not None]
     if not measured:
         raise ValueError("no AEAD was measured")
-    server = sorted(measured, key=lambda a: evidence.micros(a.case))        # cheapest for this server first
+    server, ties = weigh.rank(measured, _aead_cost, _preference(AEADS),
+                              _tie_rule("AES-GCM is the cheaper one for clients with AES hardware, most of them"))
     chacha = next((a for a in measured if a.name == "chacha20-poly1305"), None)
     aes = [a for a in measured if a is not chacha]
     because = ["this server: " + ", ".join(f"{a.label} {evidence.figure(a.case)}" for a in server)
                + f" per {TLS_RECORD}-byte record"]
+    because += [t.text() for t in ties]
     chacha_wins_without_aes = False
-    if chacha and aes:
-        fastest_aes = min(aes, key=lambda a: evidence.micros(a.case, masked=True) or float("inf"))
-        masked_aes, masked_chacha = evidence.micros(fastest_aes.case, True), evidence.micros(chacha.case, True)
-        if masked_aes and masked_chacha:
-            chacha_wins_without_aes = masked_chacha < masked_aes
-            because.append(f"a CPU without AES instructions (measured here with OPENSSL_ia32cap hiding AES-NI): "
-                           f"{fastest_aes.label} {evidence.figure(fastest_aes.case, True)}, {chacha.label} "
-                           f"{evidence.figure(chacha.case, True)}: ChaCha20 is "
-                           + (f"{masked_aes / masked_chacha:.1f}× cheaper there" if chacha_wins_without_aes
-                              else f"{masked_chacha / masked_aes:.1f}× dearer there too"))
-        server_ratio = evidence.micros(chacha.case) / evidence.micros(server[0].case)
-        if server[0] is not chacha:
-            because.append(f"serving ChaCha20 costs this server {server_ratio:.1f}× the per-record CPU of "
-                           f"{server[0].label}")
+    masked_aes = [a for a in aes if evidence.micros(a.case, True)]
+    if chacha and masked_aes and evidence.micros(chacha.case, True):
+        # Against the AES-GCM cheapest there by its median: ChaCha20 called cheaper than it is cheaper than both.
+        fastest_aes = min(masked_aes, key=lambda a: evidence.micros(a.case, True))
+        without = weigh.versus(_aead_cost(fastest_aes, True), _aead_cost(chacha, True))
+        chacha_wins_without_aes = without is not None and without.verdict == "faster"
+        lead = (f"a CPU without AES instructions (measured here with OPENSSL_ia32cap hiding AES-NI): "
+                f"{fastest_aes.label} {evidence.figure(fastest_aes.case, True)}, {chacha.label} "
+                f"{evidence.figure(chacha.case, True)}: ")
+        if chacha_wins_without_aes:
+            because.append(lead + f"ChaCha20 is {times(without)} cheaper there {interval(without)}")
+        elif without is not None and without.verdict == "slower":
+            dearer = weigh.versus(_aead_cost(chacha, True), _aead_cost(fastest_aes, True))
+            because.append(lead + f"ChaCha20 is {times(dearer)} dearer there too {interval(dearer)}")
+        else:
+            because.append(lead + Tie(chacha.label, fastest_aes.label, without,
+                                      "ChaCha20 is not put ahead for such clients on a tie").text())
+    if chacha and aes and server[0] is not chacha:
+        change = weigh.versus(_aead_cost(chacha), _aead_cost(server[0]))
+        because.append(f"serving ChaCha20 costs this server {times(change)} {interval(change)} the per-record CPU "
+                       f"of {server[0].label}")
     order = list(server)
     prioritize = False
+    tied_first = bool(ties) and ties[0].first == server[0].label
     if chacha and clients == "mobile" and chacha_wins_without_aes:
         order = [chacha] + [a for a in server if a is not chacha]
         decision = "ChaCha20-Poly1305 first: most clients lack AES instructions, and for them it is the cheap one"
@@ -259,6 +273,9 @@ def _aeads(evidence: Evidence, flavor: str, clients: str, floor: int, points: li
         decision = (f"{order[0].label} first for clients with AES hardware; clients that list ChaCha20 first "
                     "(those without) get ChaCha20 " + ("through PrioritizeChaCha" if prioritize
                                                        else "through an equal-preference group"))
+    elif tied_first:
+        decision = (f"{order[0].label} first: tied with {ties[0].second} as the cheapest for this server, "
+                    f"{ties[0].rule}")
     else:
         decision = f"{order[0].label} first: the cheapest for this server and for the clients named"
     equal: list[Aead] = []
@@ -269,70 +286,81 @@ def _aeads(evidence: Evidence, flavor: str, clients: str, floor: int, points: li
     if dropped:
         because.append(f"{', '.join(dropped)} left out: under the {floor}-bit floor")
     because.append("AEADs only: no CBC (and so no SHA-1 MAC), no RC4, no 3DES, no ECB")
-    points.append(Point("record cipher", decision + ". Order: " + ", ".join(a.label for a in order), because))
+    points.append(Point("record cipher", decision + ". Order: " + _ordered(order, ties), because, ties))
     return order, equal, prioritize
 
 
-def _groups(evidence: Evidence, floor: int, accepts: Accepts, points: list[Point]) -> list[Group]:
-    because, usable = [], []
-    for g in GROUPS:
-        cost = evidence.micros_sum(g.server_cases)
-        if g.bits < floor or cost is None or not accepts("groups", g.tls_name):
-            continue
-        usable.append((g, cost))
+def _group_cost(group: Group) -> Cost:
+    return Cost(group.label, group.server_cases)
+
+
+def _groups(evidence: Evidence, weigh: Weigh, floor: int, accepts: Accepts, points: list[Point]) -> list[Group]:
+    usable = [g for g in GROUPS if g.bits >= floor and evidence.micros_sum(g.server_cases) is not None
+              and accepts("groups", g.tls_name)]
     if not usable:
         raise ValueError(f"no key exchange group at or above {floor} bits was measured and accepted")
-    classical = sorted([(g, c) for g, c in usable if not g.post_quantum], key=lambda gc: gc[1])
+    rule = _tie_rule("X25519 is the group clients offer first")
+    classical, ties = weigh.rank([g for g in usable if not g.post_quantum], _group_cost, _preference(GROUPS), rule)
     # One hybrid: the cheapest that meets the floor; the others are named with their cost.
-    hybrids = sorted([(g, c) for g, c in usable if g.post_quantum], key=lambda gc: gc[1])
+    hybrids, hybrid_ties = weigh.rank([g for g in usable if g.post_quantum], _group_cost, _preference(GROUPS), rule)
     hybrid = hybrids[:1]
-    cheapest = classical[0][1] if classical else None
-    because.append("server CPU per key share (key generation + derivation): "
-                   + ", ".join(f"{g.label} {_us(c)}" for g, c in classical))
-    for g, c in hybrid:
-        extra = f", {_us(c - cheapest)} more than {classical[0][0].label}" if cheapest is not None else ""
-        because.append(f"{g.label}: {_us(c)} (adds ML-KEM encapsulation{extra}); first because it protects "
-                       "today's traffic against a future quantum computer, a security gain worth its cost")
-    for g, c in hybrids[1:]:
-        because.append(f"{g.label} left out: {_us(c)}, and {hybrid[0][0].label} already gives post-quantum "
-                       "protection at this floor")
-    missing = [g.label for g in GROUPS if g.post_quantum and g.bits >= floor and all(g is not h for h, _ in hybrid)]
+    cost = lambda g: evidence.micros_sum(g.server_cases)        # noqa: E731
+    cheapest = classical[0] if classical else None
+    because = ["server CPU per key share (key generation + derivation): "
+               + ", ".join(f"{g.label} {micros_text(cost(g))}" for g in classical)]
+    because += [t.text() for t in ties]
+    for g in hybrid:
+        extra = f", {micros_text(cost(g) - cost(cheapest))} more than {cheapest.label}" if cheapest else ""
+        because.append(f"{g.label}: {micros_text(cost(g))} (adds ML-KEM encapsulation{extra}); first because it "
+                       "protects today's traffic against a future quantum computer, a security gain worth its cost")
+    because += [t.text() for t in hybrid_ties[:1]]
+    for g in hybrids[1:]:
+        because.append(f"{g.label} left out: {micros_text(cost(g))}, and {hybrid[0].label} already gives "
+                       "post-quantum protection at this floor")
+    missing = [g.label for g in GROUPS if g.post_quantum and g.bits >= floor and g not in hybrid]
     if missing and not hybrid:
         because.append(f"no hybrid post-quantum group: this library has none "
                        f"({evidence.missing_reason.get(GROUPS[0].server_cases[-1], 'not accepted')})")
     dhe = evidence.micros_sum(DHE_CASES)
     if dhe is not None and cheapest is not None:
-        because.append(f"no DHE: ffdhe2048 would cost {_us(dhe)} per handshake, {dhe / cheapest:.0f}× "
-                       f"{classical[0][0].label}, for 112-bit security")
-    ordered = [g for g, _ in hybrid] + [g for g, _ in classical]
+        change = weigh.versus(Cost("ffdhe2048", DHE_CASES), _group_cost(cheapest))
+        because.append(f"no DHE: ffdhe2048 would cost {micros_text(dhe)} per handshake, {times(change)} "
+                       f"{cheapest.label} {interval(change)}, for 112-bit security")
+    ordered = hybrid + classical
     how = ("the hybrid first, then " if hybrid else "") + "cheapest for this server first"
-    points.append(Point("key exchange groups", f"{':'.join(g.tls_name for g in ordered)} ({how})", because))
+    if ties:
+        how += "; tied (~, by the rule below): " + _ordered(classical, ties)
+    points.append(Point("key exchange groups", f"{':'.join(g.tls_name for g in ordered)} ({how})", because,
+                        ties + hybrid_ties[:1]))
     return ordered
 
 
-def _certs(evidence: Evidence, floor: int, compat: bool, points: list[Point]) -> list[CertType]:
+def _sign_cost(cert: CertType) -> Cost:
+    return Cost(cert.label, (f"sig/{cert.name}/sign",))
+
+
+def _certs(evidence: Evidence, weigh: Weigh, floor: int, compat: bool, points: list[Point]) -> list[CertType]:
     measured = [c for c in CERTS if evidence.micros(f"sig/{c.name}/sign") is not None]
     allowed = [c for c in measured if c.bits >= floor]
     if not allowed:
         raise ValueError(f"no certificate type at or above {floor} bits was measured")
-    by_sign = sorted(allowed, key=lambda c: evidence.micros(f"sig/{c.name}/sign"))
+    by_sign, ties = weigh.rank(allowed, _sign_cost, _preference(CERTS),
+                               _tie_rule("ECDSA keeps handshakes small, and smaller RSA keys cost less"))
     primary = by_sign[0]
     because = ["server CPU per full handshake (one signature): "
-               + ", ".join(f"{c.label} {_us(evidence.micros(f'sig/{c.name}/sign'))}" for c in measured),
+               + ", ".join(f"{c.label} {micros_text(evidence.micros(f'sig/{c.name}/sign'))}" for c in measured),
                "client CPU (one verification): "
-               + ", ".join(f"{c.label} {_us(v)}" for c in measured
+               + ", ".join(f"{c.label} {micros_text(v)}" for c in measured
                            if (v := evidence.micros(f"sig/{c.name}/verify")) is not None)]
+    tied = [t for t in ties if t.first == primary.label]
+    because += [t.text() for t in tied]
     certs = [primary]
     rsa = [c for c in by_sign if c.key == "rsa"]
-    if primary.key == "rsa":
-        decision = f"{primary.label}"
-    else:
-        worst_rsa = rsa[0] if rsa else None
-        decision = primary.label
-        if worst_rsa:
-            ratio = evidence.micros(f"sig/{worst_rsa.name}/sign") / evidence.micros(f"sig/{primary.name}/sign")
-            because.append(f"{primary.label} signs {ratio:.0f}× cheaper than {worst_rsa.label}; the server signs "
-                           "once per full handshake, clients verify once per connection")
+    decision = primary.label + (f" (~ {tied[0].second}: tied as the cheapest signer, see below)" if tied else "")
+    if primary.key != "rsa" and rsa:
+        change = weigh.versus(_sign_cost(rsa[0]), _sign_cost(primary))
+        because.append(f"{primary.label} signs {_as_cheap(change)} {rsa[0].label}; the server "
+                       "signs once per full handshake, clients verify once per connection")
     if compat:
         if rsa and primary.key != "rsa":
             certs.append(rsa[0])
@@ -344,7 +372,7 @@ def _certs(evidence: Evidence, floor: int, compat: bool, points: list[Point]) ->
     below = [c.label for c in measured if c.bits < floor]
     if below:
         because.append(f"{', '.join(below)} not offered: under the {floor}-bit floor (RSA-2048 is 112-bit)")
-    points.append(Point("certificate", decision, because))
+    points.append(Point("certificate", decision, because, tied))
     return certs
 
 
@@ -355,22 +383,23 @@ def _ordered_sigalgs(certs: list[CertType]):
     return list(dict.fromkeys(own + rest))
 
 
-def _resumption_points(evidence: Evidence, lib: str, points: list[Point]) -> None:
+def _side_cost(case: str, side: str) -> Cost:
+    return Cost(f"{case} ({side})", (case,), figure={"client": figures.CLIENT_CPU, "server": figures.SERVER_CPU}[side])
+
+
+def _resumption_points(evidence: Evidence, weigh: Weigh, lib: str, points: list[Point]) -> None:
     full, resumed = evidence.side_micros(TLS_FULL, "server"), evidence.side_micros(TLS_RESUMED, "server")
     because = []
     if full and resumed:
-        because.append(f"server CPU: full TLS 1.3 handshake {_us(full)}, resumed with a ticket {_us(resumed)} "
-                       f"({(1 - resumed / full) * 100:.0f}% less)")
+        change = weigh.versus(_side_cost(TLS_FULL, "server"), _side_cost(TLS_RESUMED, "server"))
+        because.append(f"server CPU: full TLS 1.3 handshake {micros_text(full)}, resumed with a ticket "
+                       f"{micros_text(resumed)} ({less(change)})")
     because.append("rotate ticket keys (and share them across a fleet) so tickets do not weaken forward secrecy")
     points.append(Point("session resumption", "on: tickets and a shared session cache", because))
     new, shared = evidence.side_micros(TLS_NEW_CTX, "client"), evidence.side_micros(TLS_FULL, "client")
     if new and shared:
+        change = weigh.versus(_side_cost(TLS_NEW_CTX, "client"), _side_cost(TLS_FULL, "client"))
         points.append(Point("client code", "create one SSL_CTX (with its CA store) and share it across connections", [
-            f"on {lib}, a new SSL_CTX with a 151-certificate CA file per connection costs the client {_us(new)} "
-            f"of CPU per handshake, a shared one {_us(shared)} ({new / shared:.1f}×; the curl 1.1.1 → 3.0 regression)"]))
-
-
-def _us(us: float) -> str:
-    if us >= 1000:
-        return f"{us / 1000:,.2f} ms"
-    return f"{us:,.1f} µs" if us >= 10 else f"{us:.2f} µs"
+            f"on {lib}, a new SSL_CTX with a 151-certificate CA file per connection costs the client "
+            f"{micros_text(new)} of CPU per handshake, a shared one {micros_text(shared)} ({times(change)} "
+            f"{interval(change)}; the curl 1.1.1 → 3.0 regression)"]))

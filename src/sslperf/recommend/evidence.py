@@ -27,19 +27,23 @@ def gather(lib, floor: int, runs: list, measure: Measure, no_store: bool = False
     through `measure`. With `no_store` nothing measured is kept, so the
     evidence names no run."""
     plain_ids, masked_ids = needed_cases(floor)
-    plain, masked, sources = from_runs(lib, runs)
-    plain_todo = [c for c in plain_ids if c not in {m.case for m in plain}]
-    masked_todo = [c for c in masked_ids if c not in {m.case for m in masked}]
+    plain, masked, origin = from_runs(lib, runs)
+    used = list(runs)
     depth = suites.DEPTHS["quick"]
+    plain_todo = [c for c in plain_ids if c not in plain]
+    masked_todo = [c for c in masked_ids if c not in masked]
     if plain_todo:
         run = measure([suites.parse_case(c) for c in plain_todo], Settings(depth.target_ms, SAMPLES))
-        plain += run.measurements
-        sources.append(run.id)
+        plain.update({m.case: m for m in run.measurements})
+        origin.update({m.case: run.id for m in run.measurements})
+        used.append(run)
     if masked_todo and can_mask():
         run = measure([suites.parse_case(c) for c in masked_todo], Settings(depth.target_ms, SAMPLES, MASK))
-        masked += run.measurements
-        sources.append(run.id)
-    return Evidence(plain, masked, [] if no_store else sources)
+        masked.update({m.case: m for m in run.measurements})
+        origin.update({f"{m.case}@masked": run.id for m in run.measurements})
+        used.append(run)
+    return Evidence(list(plain.values()), list(masked.values()), [] if no_store else [r.id for r in used], origin,
+                    {r.id: r.noise() for r in used})
 
 
 def masked_aeads(lib, measure: Measure) -> Evidence | None:
@@ -49,30 +53,27 @@ def masked_aeads(lib, measure: Measure) -> Evidence | None:
         return None
     depth = suites.DEPTHS["quick"]
     run = measure([suites.parse_case(c) for c in cost_cases()], Settings(depth.target_ms, SAMPLES, MASK))
-    return Evidence([], run.measurements, [run.id])
+    return Evidence([], run.measurements, [run.id], {f"{m.case}@masked": run.id for m in run.measurements},
+                    {run.id: run.noise()})
 
 
-def from_runs(lib, runs: list) -> tuple[list, list, list[str]]:
-    """(plain measurements, no-aesni measurements, run ids) of `lib` in
-    `runs`, one measurement per case; a run without `lib` is an error."""
-    plain, masked, sources = [], [], []
+def from_runs(lib, runs: list) -> tuple[dict, dict, dict[str, str]]:
+    """(plain measurements, no-aesni measurements, each by case; the run each came from) of `lib` in `runs`, the
+    newest run's figure of a case winning; a run without `lib` is an error."""
+    plain, masked, origin = {}, {}, {}
     for run in sorted(runs, key=lambda r: r.started):
         mine = [m for m in run.measurements if m.lib == lib.name]
         if not mine:
             raise SslperfError(f"Run {run.id} has no measurements of {lib.name}.",
                                hint=f"Its libraries: {', '.join(l.name for l in run.libs)}.")
-        sources.append(run.id)
         mask = run.environment.get("mask")
         if mask is None:
-            plain = _newest(plain + mine)
+            plain.update({m.case: m for m in mine})
+            origin.update({m.case: run.id for m in mine})
         elif mask == MASK:
-            masked = _newest(masked + mine)
-    return plain, masked, sources
-
-
-def _newest(measurements):
-    """One measurement per case: the last one given (runs are read oldest first)."""
-    return list({m.case: m for m in measurements}.values())
+            masked.update({m.case: m for m in mine})
+            origin.update({f"{m.case}@masked": run.id for m in mine})
+    return plain, masked, origin
 
 
 def can_mask() -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sslperf.measure.case_ids import parts_of
 from sslperf.recommend.decide import AEADS, Evidence, Point
+from sslperf.recommend.weigh import Cost, Weigh, interval, times
 
 CHACHA = next(a for a in AEADS if a.name == "chacha20-poly1305")
 AES = next(a for a in AEADS if a.name == "aes-128-gcm")
@@ -33,10 +34,12 @@ def cost_point(module: str, fips_evidence: Evidence, default_masked: Evidence | 
     if default_masked is not None:
         aes, chacha = default_masked.micros(AES.case, True), default_masked.micros(CHACHA.case, True)
         if aes and chacha:
+            change = Weigh(default_masked).versus(Cost(AES.label, (AES.case,), True),
+                                                  Cost(CHACHA.label, (CHACHA.case,), True))
             because.append(f"a client without AES instructions (AES-NI hidden, default provider): {AES.label} "
                            f"{default_masked.figure(AES.case, True)} vs {CHACHA.label} "
                            f"{default_masked.figure(CHACHA.case, True)} per {AES.case.rsplit('/', 1)[1]}-byte record: "
-                           f"without ChaCha20 such clients pay {aes / chacha:.1f}× the record cost")
+                           f"without ChaCha20 such clients pay {times(change)} the record cost {interval(change)}")
     else:
         because.append("the cost for clients without AES instructions was not measured (CPU masks need x86)")
     decision = ("only what the FIPS module offers: "

@@ -36,6 +36,8 @@ def header(advice: Advice) -> list[str]:
 
 def argument(advice: Advice, width: int = 100) -> list[str]:
     lines = header(advice)
+    for warning in advice.warnings:      # before the points: what they rest on is weaker than it looks
+        lines += textwrap.wrap(warning, width, subsequent_indent="    ", **NO_BREAKS)
     for point in advice.points:
         lines += textwrap.wrap(f"{point.topic}: {point.decision}", width, subsequent_indent="    ", **NO_BREAKS)
         for reason in point.because:
@@ -161,8 +163,9 @@ def as_dict(result: Advice, evidence: Evidence) -> dict:
         "groups": [g.tls_name for g in result.groups], "sigalgs": result.sigalgs,
         "certificates": [c.name for c in result.certs], "prioritize_chacha": result.prioritize_chacha,
         "equal_preference": [a.name for a in result.equal_preference],
-        "points": [{"topic": p.topic, "decision": p.decision, "because": p.because} for p in result.points],
-        "notes": result.notes,
+        "points": [{"topic": p.topic, "decision": p.decision, "because": p.because,
+                    "ties": [t.as_dict() for t in p.ties]} for p in result.points],
+        "notes": result.notes, "warnings": result.warnings,
         "figures_us": {**{c: evidence.micros(c) for c in evidence.plain},
                        **{f"{c}@{MASK}": evidence.micros(c, True) for c in evidence.masked}},
         "runs": evidence.sources,

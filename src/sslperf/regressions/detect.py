@@ -14,6 +14,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from sslperf.verdict import decide
 from sslperf.errors import SslperfError
 from sslperf.regressions.series import Point, Series
 
@@ -39,6 +40,7 @@ class ChangePoint:
     low: float | None              # 95% interval of the change, as a ratio after/before (None: too few observations)
     high: float | None
     p: float
+    settings: DetectionSettings = DetectionSettings()
 
     @property
     def point(self) -> Point:
@@ -58,7 +60,8 @@ class ChangePoint:
 
     @property
     def verdict(self) -> str:
-        return "slower" if self.ratio < 1 else "faster"
+        """By the one rule (a change point is significant and beyond min_change by Otava's test already)."""
+        return decide(self.ratio, self.p, self.settings.min_change, self.settings.max_pvalue)
 
     @property
     def confidence(self) -> float:
@@ -122,7 +125,8 @@ def find_change_points(series: Series, settings: DetectionSettings = DetectionSe
             continue                                   # snapping merged it into too small a move
         p = _analysis_p(left, right)
         low, high = _interval(left, right, before)
-        out.append(ChangePoint(series, kept[bounds[number]], kept[bounds[number] - 1], before, after, low, high, p))
+        out.append(ChangePoint(series, kept[bounds[number]], kept[bounds[number] - 1], before, after, low, high, p,
+                               settings))
     return out
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sslperf import families
-from sslperf.compare import DEFAULT_ALPHA, DEFAULT_THRESHOLD, change
+from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, Policy, judge
 from sslperf.results import METRICS, Measurement
 
 ALPHA, THRESHOLD = DEFAULT_ALPHA, DEFAULT_THRESHOLD      # compare's defaults
@@ -49,14 +49,17 @@ def ratio_point(found) -> dict | None:
             "method": found.method}
 
 
-def _relative(base: Cell, other: Cell, metric: str, floors=None) -> dict | None:
-    return ratio_point(change(base.measurement, other.measurement, metric, THRESHOLD, ALPHA,
-                              paired=base.run_id == other.run_id, floors=floors))
+def _relative(base: Cell, other: Cell, metric: str, floors=None, noise=None) -> dict | None:
+    """The one rule's verdict, as compare gives it: with the noise floors and what the runs recorded (noise:
+    run id → Run.noise())."""
+    return ratio_point(judge(base.measurement, other.measurement, metric,
+                             Policy(THRESHOLD, ALPHA, floors or {}, noise or {}),
+                             paired=base.run_id == other.run_id, runs=(base.run_id, other.run_id)))
 
 
 def chart(chart_id: str, title: str, kind: str, x: list, x_labels: list[str],
           series: dict[str, str], cells: dict[tuple[str, object], Cell], unit: str,
-          note: str = "", floors=None) -> dict | None:
+          note: str = "", floors=None, noise=None) -> dict | None:
     """One chart. `series` maps a series key to its legend text; `cells` maps
     (series key, x value) to a Cell. Returns None when nothing is drawable."""
     usable = {k: c for k, c in cells.items() if c.measurement.status == "ok"}
@@ -66,7 +69,7 @@ def chart(chart_id: str, title: str, kind: str, x: list, x_labels: list[str],
     keys = [k for k in series if any((k, value) in usable for value in x)]
     absolute = {metric: {k: [(_point(usable[(k, value)].measurement, metric) if (k, value) in usable else None)
                              for value in x] for k in keys} for metric in metrics}
-    relative = {metric: {base: {k: [(_relative(usable[(base, value)], usable[(k, value)], metric, floors)
+    relative = {metric: {base: {k: [(_relative(usable[(base, value)], usable[(k, value)], metric, floors, noise)
                                      if (base, value) in usable and (k, value) in usable else None)
                                     for value in x] for k in keys if k != base} for base in keys}
                 for metric in metrics}
@@ -75,7 +78,7 @@ def chart(chart_id: str, title: str, kind: str, x: list, x_labels: list[str],
             "absolute": absolute, "relative": relative, "note": note}
 
 
-def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None) -> list[dict]:
+def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None, noise=None) -> list[dict]:
     """A run's charts: a line chart of rate against size per throughput
     algorithm and operation, and a bar chart per family group of the rest."""
     lib_run = lib_run or (lambda lib: run.id)
@@ -95,7 +98,7 @@ def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None) ->
         title = f"{algorithm} {operation}" + (f" [{workload}]" if workload != "record" else "")
         kind = "size" if len(sizes) >= 2 else "bars"
         made = chart(f"size-{len(charts)}", title, kind, sizes, [f"{s} B" for s in sizes], libs, cells, "bytes",
-                     note=group, floors=floors)
+                     note=group, floors=floors, noise=noise)
         if made:
             charts.append(made)
     for group in families.ordered(by_group):
@@ -104,7 +107,8 @@ def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None) ->
         labels = [next(c.measurement.label for (lib, case_id), c in cells.items() if case_id == case)
                   for case in cases]
         unit = next(iter(cells.values())).measurement.unit
-        made = chart(f"group-{len(charts)}", group, "bars", cases, labels, libs, cells, unit, floors=floors)
+        made = chart(f"group-{len(charts)}", group, "bars", cases, labels, libs, cells, unit, floors=floors,
+                     noise=noise)
         if made:
             charts.append(made)
     return charts

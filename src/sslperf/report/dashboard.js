@@ -6,6 +6,16 @@
   "use strict";
   const data = JSON.parse(document.getElementById("sslperf-data").textContent);
   const charts = data.charts;
+  if (typeof Plotly === "undefined") {
+    // The page was opened without the directory it was written in: its tables still read, the charts cannot.
+    for (const chart of charts) {
+      const el = document.getElementById(chart.id);
+      el.innerHTML = `<p class="na">This chart needs ${data.plotly_file}, written beside this page in its report ` +
+                     "directory: open the page from that directory (or copy the directory, not the page alone).</p>";
+      el.dataset.drawn = "no-plotly";
+    }
+    return;
+  }
   const seriesKeys = [...new Set(charts.flatMap(c => (c.series || []).map(s => s.key)))];
   const metrics = [...new Set(charts.flatMap(c => c.metrics))];
   const state = {view: data.default_view || "relative", metric: metrics[0], base: data.baseline || seriesKeys[0],
@@ -19,8 +29,8 @@
   }
   const esc = text => String(text).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
                                                              "'": "&#39;"})[c]);
-  const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                   "#bcbd22", "#17becf"];
+  // Okabe–Ito (report/palette.py): colour-blind safe; verdicts also carry ▲ ▼ ~, never colour alone.
+  const palette = data.palette.series, verdictColour = data.palette.verdict;
   const colour = key => palette[Math.max(0, seriesKeys.indexOf(key)) % palette.length];
   const METRIC_NAMES = {wall: "wall time", cpu: "CPU time", instructions: "instructions"};
 
@@ -55,26 +65,44 @@
             visible: state.hidden.has(key) ? "legendonly" : true, hoverinfo: "text"};
   }
 
-  // The view a chart is drawn in: relative only where the baseline has figures in it.
-  const relativeHere = chart => state.view === "relative" && chart.relative && chart.relative[state.metric]
-                                 && chart.relative[state.metric][state.base];
+  // The baseline a chart is drawn relative to: the chosen one where it has figures here, else the first series
+  // that has (said in the chart's title); none where the chart has one series only (then it is absolute, said too).
+  function baseHere(chart) {
+    const rel = state.view === "relative" && chart.relative && chart.relative[state.metric];
+    if (!rel) return null;
+    const usable = key => rel[key] && Object.keys(rel[key]).length > 0;
+    if (usable(state.base)) return state.base;
+    return (chart.series || []).map(s => s.key).find(usable) || null;
+  }
+  const relativeHere = chart => baseHere(chart) !== null;
+  // Why a chart is not drawn as the toolbar asks, in words; "" when it is.
+  function departure(chart) {
+    if (state.view !== "relative" || chart.kind === "history") return "";
+    const names = Object.fromEntries((chart.series || []).map(s => [s.key, esc(s.legend)]));
+    const base = baseHere(chart);
+    if (base === null)
+      return (chart.series || []).length < 2
+        ? `absolute, not relative: only ${names[(chart.series[0] || {}).key] || "one library"} has figures here`
+        : `absolute, not relative: no two libraries have figures of one case here`;
+    return base !== state.base ? `relative to ${names[base]}: ${esc(state.base)} (the baseline) has no figures here` : "";
+  }
 
   function sizeChart(chart) {
     const legend = legendOf(chart);
     const xaxis = {type: "log", title: {text: "buffer size (bytes, log scale)"}, tickvals: chart.x,
                    ticktext: chart.x_labels};
     if (relativeHere(chart)) {
-      const rel = chart.relative[state.metric][state.base];
+      const base = baseHere(chart), rel = chart.relative[state.metric][base];
       const traces = Object.entries(rel).map(([key, points]) => {
         const xs = [], ys = [], plus = [], minus = [], text = [], symbols = [];
         points.forEach((r, i) => { if (!r) return;
-          xs.push(chart.x[i]); ys.push(r.y); text.push(`${legend[key]}, ${chart.x_labels[i]}<br>` + relText(r, legend[state.base]));
+          xs.push(chart.x[i]); ys.push(r.y); text.push(`${legend[key]}, ${chart.x_labels[i]}<br>` + relText(r, legend[base]));
           plus.push(r.hi != null ? r.hi - r.y : 0); minus.push(r.lo != null ? r.y - r.lo : 0); symbols.push(symbol(r.verdict)); });
         return {...traceBase(key, legend[key]), type: "scatter", mode: "lines+markers", x: xs, y: ys, text,
                 marker: {color: colour(key), symbol: symbols, size: 9},
                 error_y: {type: "data", array: plus, arrayminus: minus, visible: true}};
       });
-      return [traces, {xaxis, yaxis: {title: {text: `% of ${state.base}`}, zeroline: false},
+      return [traces, {xaxis, yaxis: {title: {text: `% of ${legend[base]}`}, zeroline: false},
                        shapes: [{type: "line", xref: "paper", x0: 0, x1: 1, y0: 100, y1: 100, line: {color: "#888", dash: "dot"}}]}];
     }
     const [div, what] = scale(chart.unit, state.metric);
@@ -92,18 +120,18 @@
   function barsChart(chart) {
     const legend = legendOf(chart);
     if (relativeHere(chart)) {
-      const rel = chart.relative[state.metric][state.base];
+      const base = baseHere(chart), rel = chart.relative[state.metric][base];
       const traces = Object.entries(rel).map(([key, points]) => {
         const xs = [], ys = [], plus = [], minus = [], text = [], lines = [];
         points.forEach((r, i) => { if (!r) return;
-          xs.push(chart.x_labels[i]); ys.push(r.y); text.push(`${legend[key]}: ${chart.x_labels[i]}<br>` + relText(r, legend[state.base]));
+          xs.push(chart.x_labels[i]); ys.push(r.y); text.push(`${legend[key]}: ${chart.x_labels[i]}<br>` + relText(r, legend[base]));
           plus.push(r.hi != null ? r.hi - r.y : 0); minus.push(r.lo != null ? r.y - r.lo : 0);
           lines.push(r.verdict === "faster" ? 2 : r.verdict === "slower" ? 2 : 0); });
         return {...traceBase(key, legend[key]), type: "bar", x: xs, y: ys, text, textposition: "none",
                 marker: {color: colour(key), line: {width: lines, color: "#000"}},
                 error_y: {type: "data", array: plus, arrayminus: minus, visible: true}};
       });
-      return [traces, {barmode: "group", yaxis: {title: {text: `% of ${state.base}`}, rangemode: "tozero"},
+      return [traces, {barmode: "group", yaxis: {title: {text: `% of ${legend[base]}`}, rangemode: "tozero"},
                        xaxis: {automargin: true, tickangle: -30},
                        shapes: [{type: "line", xref: "paper", x0: 0, x1: 1, y0: 100, y1: 100, line: {color: "#555", dash: "dot"}}]}];
     }
@@ -178,7 +206,7 @@
                                          text: `${c.percent > 0 ? "+" : ""}${c.percent.toFixed(1)}%`,
                                          hovertext: `change point of ${esc(c.series)}: ${esc(c.from)} → ${esc(c.version_label)}, ` +
                                                     `${c.verdict}, p = ${c.p.toExponential(1)}`,
-                                         font: {size: 10, color: c.verdict === "slower" ? "#b00" : "#070"}}));
+                                         font: {size: 10, color: verdictColour[c.verdict] || verdictColour["~"]}}));
     return [traces, {xaxis, yaxis: {title: {text: ytitle}, rangemode: "tozero"}, shapes, annotations}];
   }
 
@@ -195,12 +223,16 @@
       }
       const [traces, layout] = DRAW[chart.kind](chart);
       const view = chart.kind === "history" ? state.view : (relativeHere(chart) ? "relative" : "absolute");
-      el.dataset.drawn = `${view}/${state.metric}/${state.base}/${state.order}`;
+      const base = view === "relative" && chart.kind !== "history" ? baseHere(chart) : state.base;
+      el.dataset.drawn = `${view}/${state.metric}/${base}/${state.order}`;
+      const why = departure(chart);
+      el.dataset.departure = why;
       if (el.querySelector("p.na")) el.innerHTML = "";
-      const subtitle = view === "relative" && chart.kind !== "history"
-        ? `${METRIC_NAMES[state.metric]}, % of ${state.base}: higher is faster; ` +
+      const subtitle = (why ? `<b>${why}</b><br>` : "") + (view === "relative" && chart.kind !== "history"
+        ? `${METRIC_NAMES[state.metric]}, % of ${esc(base)}: higher is faster; ` +
           (chart.kind === "bars" ? "outlined bars differ significantly" : "▲/▼ significant, ● within noise")
-        : "";
+        : "");
+      if (layout.title && why) layout.title = {...layout.title, text: `<b>${why}</b><br>${layout.title.text}`};
       Plotly.react(el, traces, {margin: {t: 40, b: 150, l: 70, r: 10}, height: 480, hovermode: "closest",
                                 showlegend: true, legend: {orientation: "h", yref: "container", y: 0, yanchor: "bottom"},
                                 title: {text: subtitle, font: {size: 11}}, ...layout},

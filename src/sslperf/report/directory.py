@@ -2,7 +2,7 @@
 some runs (merged) with its PNG/SVG figures, the history of cases across
 stored runs, the libraries across hosts — all added to one batch of files
 (userfiles.Batch: every file checked before the first is written) with the
-pages linked to each other."""
+pages linked to each other and one copy of Plotly for them all."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def write(store, files: userfiles.Batch, run_ids: tuple[str, ...], formats: tupl
         add_history(store, history_cases, host_names, files)
     if hosts_view:
         add_hosts(store, case_patterns, host_names, lib_names, files)
+    page_frame.share_plotly(files)
     page_frame.link_pages(files)
     return files.commit()
 
@@ -40,10 +41,10 @@ def add_run_report(store, run_ids, files: userfiles.Batch, formats, metric: str,
                            hint="Give one of the libraries listed, as the report names them.")
     wanted = set(formats or ("png", "svg", "html"))
     image_formats = tuple(f for f in ("png", "svg") if f in wanted)
-    drawn = figures.all_figures(run, files, image_formats, metric) if image_formats else []
+    floors, _ = floor_for(store, {r.environment.get("host") for r in runs})      # one host's floor, or none
+    drawn = figures.all_figures(run, files, image_formats, metric, floors, runs) if image_formats else []
     if "html" in wanted:
-        floors, _ = floor_for(store, {r.environment.get("host") for r in runs})      # one host's floor, or none
-        files.add("report.html", run_page.render(run, drawn, files.directory, metric, floors, baseline))
+        files.add("report.html", run_page.render(run, drawn, files.directory, metric, floors, baseline, runs))
     elif not drawn:
         measured = sum(1 for m in run.measurements if m.status == "ok")
         raise SslperfError(
@@ -83,3 +84,25 @@ def add_hosts(store, case_patterns: tuple[str, ...], host_names: tuple[str, ...]
             hint="Gather runs from several machines in one store with --db postgresql://… (or SSLPERF_DB); a "
                  "machine's name in the store is its hostname, or SSLPERF_HOST when set.")
     files.add("hosts.html", hosts_page.render(charts, results))
+
+
+def file_size(size: int) -> str:
+    """Bytes as a person reads them: 930 B, 312 kB, 4.8 MB (powers of 1000)."""
+    if size < 1000:
+        return f"{size} B"
+    if size < 1_000_000:
+        return f"{size / 1000:.0f} kB"
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def size_summary(written: list[Path]) -> str:
+    """One line on what the report weighs: each page, Plotly's one copy, and the directory's files in all."""
+    sizes = {path.name: path.stat().st_size for path in written if path.is_file()}
+    pages = [f"{name} {file_size(size)}" for name, size in sizes.items() if name.endswith(".html")]
+    plotly = page_frame.plotly_file()
+    shared = (f"; {plotly} {file_size(sizes[plotly])}, one copy loaded by "
+              f"{'every page' if len(pages) > 1 else 'the page'}") if plotly in sizes else ""
+    figures = [size for name, size in sizes.items() if name.endswith((".png", ".svg"))]
+    drawn = f"; {len(figures)} figure files (PNG, SVG) {file_size(sum(figures))}" if figures else ""
+    return (f"{', '.join(pages) or 'no page'}{shared}{drawn} — {len(sizes)} files, "
+            f"{file_size(sum(sizes.values()))} in all")

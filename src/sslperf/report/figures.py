@@ -1,31 +1,24 @@
 """The PNG and SVG figures of a report (matplotlib), each readable on its own:
 throughput against size per algorithm with the libraries as series, grouped
-bars for signatures, key exchange and KEMs, version-over-version lines,
-RSA/EC/FFDH scaling with the fitted `a` of the `openssl speed` plotting
+bars for signatures, key exchange and KEMs, version over version (versions_figure.py,
+from the verdict rule), RSA/EC/FFDH scaling with the fitted `a` of the `openssl speed` plotting
 write-up (the slow-down per doubled key size), TLS handshake CPU,
 loopback latency distributions and real servers under load."""
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
-from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-
-from sslperf import families  # noqa: E402
-from sslperf import figures as named  # noqa: E402  (the declared figure names)
-from sslperf.libs.versions import sort_key
-from sslperf.results import Measurement, Run  # noqa: E402
-from sslperf.stats import doubling_fit  # noqa: E402
-from sslperf.userfiles import Batch  # noqa: E402
+from sslperf import families
+from sslperf import figures as named  # the declared figure names
+from sslperf.report import palette, versions_figure
+from sslperf.report.mpl import Figure, save, subplots
+from sslperf.results import Measurement, Run
+from sslperf.stats import doubling_fit
+from sslperf.userfiles import Batch
 
 # Throughput families draw rate against size; the other primitive families draw grouped bars.
 SYMMETRIC_GROUPS = tuple(g for f in families.FAMILIES.values() if f.throughput for g in f.groups)
@@ -39,27 +32,8 @@ SCALING = {
 }
 
 
-@dataclass
-class Figure:
-    name: str            # file stem
-    title: str
-    files: list[Path]
-
-
 def _ok(measurements: list[Measurement], metric: str) -> list[Measurement]:
     return [m for m in measurements if m.status == "ok" and m.summary(metric) is not None]
-
-
-def _save(fig, files: Batch, name: str, formats: tuple[str, ...]) -> list[Path]:
-    """The figure in each format, added to the files to write (none is written before all are checked)."""
-    paths = []
-    for fmt in formats:
-        data = io.BytesIO()
-        fig.savefig(data, format=fmt, bbox_inches="tight", dpi=110 if fmt == "png" else None,
-                    metadata={"Software" if fmt == "png" else "Creator": "sslperf"})
-        paths.append(files.add(f"{name}.{fmt}", data.getvalue()))
-    plt.close(fig)
-    return paths
 
 
 def _slug(text: str) -> str:
@@ -85,7 +59,7 @@ def throughput_by_size(run: Run, files: Batch, formats: tuple[str, ...], metric:
             continue
         cols = min(3, len(algs))
         rows = math.ceil(len(algs) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+        fig, axes = subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
         for ax, alg in zip(axes.flat, algs):
             for lib in libs:
                 points = sorted((m.size, m.summary(metric)) for m in by_alg[alg] if m.lib == lib)
@@ -112,7 +86,7 @@ def throughput_by_size(run: Run, files: Batch, formats: tuple[str, ...], metric:
                                             "" if workload == "record" else f" [{workload}]")   # afalg: kernel, user
         fig.suptitle(title, y=1.03)
         name = _slug(f"throughput-{group}-{operation}-{workload}")
-        figures.append(Figure(name, title, _save(fig, files, name, formats)))
+        figures.append(Figure(name, title, save(fig, files, name, formats)))
     return figures
 
 
@@ -123,7 +97,7 @@ def operations_bars(run: Run, files: Batch, formats: tuple[str, ...], metric: st
     side with their CI."""
     figures = []
     libs = _libs(run)
-    colours = {lib: f"C{i % 10}" for i, lib in enumerate(libs)}
+    colours = {lib: palette.series_colour(i) for i, lib in enumerate(libs)}
     for group in BAR_GROUPS:
         ms = [m for m in _ok(run.measurements, metric) if m.group == group]
         if not ms:
@@ -131,7 +105,7 @@ def operations_bars(run: Run, files: Batch, formats: tuple[str, ...], metric: st
         labels = list(dict.fromkeys(m.label for m in ms))
         cols = min(4, len(labels))
         rows = math.ceil(len(labels) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(max(3.2 * cols, 0.5 * len(libs) * cols), 2.9 * rows + 0.6),
+        fig, axes = subplots(rows, cols, figsize=(max(3.2 * cols, 0.5 * len(libs) * cols), 2.9 * rows + 0.6),
                                  squeeze=False)
         for ax, label in zip(axes.flat, labels):
             by_lib = {m.lib: m.summary(metric) for m in ms if m.label == label}
@@ -151,47 +125,8 @@ def operations_bars(run: Run, files: Batch, formats: tuple[str, ...], metric: st
         fig.suptitle(f"{group}: median with 95% CI, each panel from zero")
         fig.tight_layout()
         name = _slug(f"ops-{group}")
-        figures.append(Figure(name, group, _save(fig, files, name, formats)))
+        figures.append(Figure(name, group, save(fig, files, name, formats)))
     return figures
-
-
-def version_lines(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall",
-                  case_ids: tuple[str, ...] = ()) -> list[Figure]:
-    """Each chosen case's median across the libraries in version order
-    (flavor, then version), relative to the oldest: how a figure moved from
-    version to version."""
-    libs = [lib.name for lib in sorted(run.libs, key=lambda lib: (lib.flavor or "", sort_key(lib.version or "0")))]
-    if len(libs) < 2:
-        return []
-    by_case: dict[str, dict[str, Measurement]] = defaultdict(dict)
-    for m in _ok(run.measurements, metric):
-        by_case[m.case][m.lib] = m
-    chosen = [c for c in (case_ids or by_case) if c in by_case and libs[0] in by_case[c]
-              and len(by_case[c]) >= 2]
-    if not case_ids:   # default: one representative case per group
-        seen, picked = set(), []
-        for case in chosen:
-            group = by_case[case][libs[0]].group
-            if group not in seen:
-                seen.add(group)
-                picked.append(case)
-        chosen = picked
-    if not chosen:
-        return []
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(libs)), 4.2))
-    for case in chosen:
-        base = by_case[case][libs[0]].summary(metric).median
-        xs = [i for i, lib in enumerate(libs) if lib in by_case[case]]
-        ys = [100 * by_case[case][libs[i]].summary(metric).median / base for i in xs]
-        ax.plot(xs, ys, marker="o", label=by_case[case][libs[0]].label)
-    ax.axhline(100, color="grey", lw=0.8)
-    ax.set_xticks(range(len(libs)))
-    ax.set_xticklabels(libs, rotation=20, ha="right", fontsize=8)
-    ax.set_ylabel(f"% of {libs[0]}")
-    ax.set_title("version over version (higher is faster)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    return [Figure("versions", "version over version", _save(fig, files, "versions", formats))]
 
 
 def scaling_fits(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
@@ -208,7 +143,7 @@ def scaling_fits(run: Run, files: Batch, formats: tuple[str, ...], metric: str =
         series = {k: sorted(v) for k, v in series.items() if len({s for s, _ in v}) >= 2}
         if not series:
             continue
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        fig, ax = subplots(figsize=(6.4, 4.2))
         for lib in libs:
             for (name, op), points in series.items():
                 if name != lib:
@@ -227,7 +162,7 @@ def scaling_fits(run: Run, files: Batch, formats: tuple[str, ...], metric: str =
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
         name = _slug(f"scaling-{title}")
-        figures.append(Figure(name, title, _save(fig, files, name, formats)))
+        figures.append(Figure(name, title, save(fig, files, name, formats)))
     return figures
 
 
@@ -241,7 +176,7 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
               and m.figure_micros_per_op(named.CLIENT_CPU) is not None]
     if memory:
         labels = list(dict.fromkeys(m.label for m in memory))
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) * max(len(libs), 1)), 4.4))
+        fig, ax = subplots(figsize=(max(6.0, 0.7 * len(labels) * max(len(libs), 1)), 4.4))
         width = 0.8 / max(len(libs), 1)
         for index, lib in enumerate(libs):
             by_label = {m.label: m for m in memory if m.lib == lib}
@@ -260,12 +195,12 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
         ax.set_title("TLS handshakes in memory: client and server CPU")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7)
-        figures.append(Figure("tls-handshakes", "TLS handshakes", _save(fig, files, "tls-handshakes", formats)))
+        figures.append(Figure("tls-handshakes", "TLS handshakes", save(fig, files, "tls-handshakes", formats)))
     loop = [m for m in run.measurements if m.family == "tls-loopback" and m.status == "ok"
             and (m.figures or {}).get(named.PRETRANSFER)]
     cases = list(dict.fromkeys(m.case for m in loop))
     if cases:
-        fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 4.2), squeeze=False)
+        fig, axes = subplots(1, len(cases), figsize=(4.2 * len(cases), 4.2), squeeze=False)
         for ax, case in zip(axes.flat, cases):
             ms = [m for lib in libs for m in loop if m.case == case and m.lib == lib]
             data, names = [], []
@@ -280,7 +215,7 @@ def handshake_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: 
             ax.grid(axis="y", alpha=0.3)
         fig.suptitle("HTTPS over loopback: request latency distributions")
         fig.tight_layout()
-        figures.append(Figure("tls-loopback", "HTTPS over loopback", _save(fig, files, "tls-loopback", formats)))
+        figures.append(Figure("tls-loopback", "HTTPS over loopback", save(fig, files, "tls-loopback", formats)))
     return figures
 
 
@@ -298,12 +233,12 @@ def bisect_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figu
         return []
     per_op = ([m.instructions_per_op() / 1e6 for _, m in placed] if metric == "instructions"
               else [m.micros_per_op(metric) for _, m in placed])
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(tokens)), 4.2))
-    ax.plot([i for i, _ in placed], per_op, marker="o", color="tab:blue")
+    fig, ax = subplots(figsize=(max(6.0, 0.7 * len(tokens)), 4.2))
+    ax.plot([i for i, _ in placed], per_op, marker="o", color=palette.SERIES[0])
     for boundary in search.get("boundaries", []):
         change = boundary.get("change") or {}
         x = (boundary["before"] + boundary["after"]) / 2
-        ax.axvline(x, color="tab:red" if boundary["kind"] == "step" else "grey", ls="--", lw=1)
+        ax.axvline(x, color=palette.SLOWER if boundary["kind"] == "step" else palette.TIE, ls="--", lw=1)
         if change.get("ratio"):       # the rate's ratio; the figure draws cost, its inverse
             ax.annotate(f"{(1 / change['ratio'] - 1) * 100:+.1f}%", (x, max(per_op) * 1.03), fontsize=8,
                         ha="center", va="bottom")
@@ -314,7 +249,7 @@ def bisect_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figu
     ax.set_ylabel(f"{unit} per operation (lower is better)")
     ax.set_title(f"bisect of {search.get('case')}: {search.get('status') or 'not finished'}")
     ax.grid(alpha=0.3)
-    return [Figure("bisect", f"bisect of {search.get('case')}", _save(fig, files, "bisect", formats))]
+    return [Figure("bisect", f"bisect of {search.get('case')}", save(fig, files, "bisect", formats))]
 
 
 def serve_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figure]:
@@ -325,7 +260,7 @@ def serve_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figur
     if not cases:
         return []
     libs = _libs(run)
-    fig, axes = plt.subplots(3, len(cases), figsize=(max(4.5, 0.55 * len(libs)) * len(cases), 9.5), squeeze=False)
+    fig, axes = subplots(3, len(cases), figsize=(max(4.5, 0.55 * len(libs)) * len(cases), 9.5), squeeze=False)
     for column, case in enumerate(cases):
         ms = [m for lib in libs for m in served if m.case == case and m.lib == lib]
         xs = list(range(len(ms)))
@@ -335,7 +270,7 @@ def serve_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figur
                                                      [s.ci_high - s.median for s in rate]], capsize=3)
         top.set_title(ms[0].label, fontsize=9)
         top.set_ylabel("requests/s")
-        middle.bar(xs, [1e6 / s.median for s in cpu], color="tab:orange")
+        middle.bar(xs, [1e6 / s.median for s in cpu], color=palette.SERIES[1])
         middle.set_ylabel("server CPU µs per request")
         for p, marker in zip((50, 90, 99), ("o", "s", "^")):
             bottom.plot(xs, [statistics.median(m.figures[named.LATENCY_PERCENTILE[p]]) / 1e6 for m in ms], marker=marker,
@@ -349,11 +284,15 @@ def serve_figure(run: Run, files: Batch, formats: tuple[str, ...]) -> list[Figur
             ax.grid(axis="y", alpha=0.3)
     fig.suptitle("Real servers under load (wrk)")
     fig.tight_layout()
-    return [Figure("tls-serve", "Real servers under load", _save(fig, files, "tls-serve", formats))]
+    return [Figure("tls-serve", "Real servers under load", save(fig, files, "tls-serve", formats))]
 
 
-def all_figures(run: Run, files: Batch, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall") -> list[Figure]:
+def all_figures(run: Run, files: Batch, formats: tuple[str, ...] = ("png", "svg"), metric: str = "wall",
+                floors=None, originals: list[Run] | None = None) -> list[Figure]:
+    """Every figure the run has data for; `floors` and `originals` (the runs `run` merges) are the verdict
+    rule's inputs for the version figure, as for the page's verdicts."""
     return (bisect_figure(run, files, formats)
             + throughput_by_size(run, files, formats, metric) + operations_bars(run, files, formats, metric)
-            + scaling_fits(run, files, formats, metric) + version_lines(run, files, formats, metric)
+            + scaling_fits(run, files, formats, metric)
+            + versions_figure.draw(run, files, formats, metric, floors, originals)
             + handshake_figures(run, files, formats, metric) + serve_figure(run, files, formats))

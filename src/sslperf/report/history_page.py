@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from sslperf.compare import change
+from sslperf.verdict import Policy, judge
 from sslperf.errors import SslperfError
 from sslperf.libs import versions
 from sslperf.report import page_frame
@@ -26,8 +26,10 @@ def pairable(a: RecordedMeasurement, b: RecordedMeasurement) -> bool:
 
 
 def _verdict(earlier: RecordedMeasurement, later: RecordedMeasurement, metric: str, floors) -> dict | None:
-    point = ratio_point(change(earlier.measurement, later.measurement, metric, THRESHOLD, ALPHA,
-                               paired=pairable(earlier, later), floors=floors))
+    noise = {r.run_id: r.environment.get("noise") or {} for r in (earlier, later)}     # as Run.noise() reads it
+    point = ratio_point(judge(earlier.measurement, later.measurement, metric,
+                              Policy(THRESHOLD, ALPHA, floors or {}, noise),
+                              paired=pairable(earlier, later), runs=(earlier.run_id, later.run_id)))
     return point and {**point, "vs": f"{version_label(earlier)} (run {earlier.run_id})"}
 
 

@@ -83,8 +83,10 @@ def hosts_charts(results: list[RecordedMeasurement], libraries: tuple[str, ...] 
             cases = sorted({case for _, case in group_cells})
             labels = [next(c.measurement.label for (_, k), c in group_cells.items() if k == case) for case in cases]
             unit = next(iter(group_cells.values())).measurement.unit
+            noise = {r.run_id: r.environment.get("noise") or {} for r in cells.values()}    # as Run.noise() reads it
             made = chart(f"hosts-{len(charts)}", f"{lib}: {group}", "bars", cases, labels, legends, group_cells, unit,
-                         note=f"{len(hosts)} hosts; each host's newest finished result per case", floors=floors)
+                         note=f"{len(hosts)} hosts; each host's newest finished result per case", floors=floors,
+                         noise=noise)
             if made:
                 charts.append(made)
     return charts

@@ -1,16 +1,19 @@
 """The frame every page of a report directory shares: style, the links between the pages
-of one report directory, the toolbar, and the charts' data with Plotly and
-the drawing script embedded, so a page opens offline and asks the network
-for nothing."""
+of one report directory, the summary before the charts, the toolbar, and the charts' data with the
+drawing script embedded. Plotly (4.8 MB, nearly all of a page's size) is written once per directory,
+beside the pages that load it (share_plotly), not embedded in each: a page opens offline and asks the
+network for nothing, and says so where Plotly is missing (a page copied without its directory)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from html import escape
 from importlib import resources
 
+from sslperf.report import palette
 from sslperf.userfiles import Batch
 
 CSS = """
@@ -21,9 +24,11 @@ table { border-collapse: collapse; margin: 0.8em 0; font-variant-numeric: tabula
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-align: top; }
 th:first-child, td:first-child { text-align: left; }
 table.facts td { text-align: left; } th { background: #f4f4f4; }
-.best { color: #1a7f37; font-weight: 600; }
-.ci { color: #888; font-size: 0.85em; } .noisy { color: #b35900; }
-.faster { color: #1a7f37; } .slower { color: #cf222e; font-weight: 600; } .same { color: #888; }
+.best { font-weight: 600; }
+.ci { color: #888; font-size: 0.85em; } .noisy { color: #8a4a00; }
+.slower { font-weight: 600; } .same { color: #777; }
+#summary-verdicts td, #summary-largest td { white-space: nowrap; }
+.size-note { color: #666; font-size: 0.9em; }
 .warn { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.4em 0.8em; margin: 0.4em 0; }
 .na { color: #999; }
 #toolbar { position: sticky; top: 0; background: #fafafa; border: 1px solid #ddd; padding: 0.5em 0.8em; z-index: 10; }
@@ -34,6 +39,10 @@ figure { display: inline-block; margin: 1em 1em 1em 0; vertical-align: top; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 """
 
+# The verdict colours from the one palette (report/palette.py); ▲ ▼ ~ say the same without colour.
+CSS += (f".faster {{ color: {palette.FASTER}; }} .slower {{ color: {palette.SLOWER}; }} "
+        f".best {{ color: {palette.FASTER}; }}\n")
+
 PAGES = (("report.html", "this run"), ("history.html", "history"), ("hosts.html", "hosts"))
 
 
@@ -43,10 +52,24 @@ def _script(text: str) -> str:
     return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE)
 
 
+@functools.cache
 def plotly_js() -> str:
     from plotly.offline import get_plotlyjs
 
     return get_plotlyjs()
+
+
+def plotly_file() -> str:
+    """The name of the one copy of Plotly a report directory's pages load: versioned, so a page written by an
+    older sslperf keeps the copy it was drawn with."""
+    found = re.search(r"plotly\.js v([0-9][0-9A-Za-z.\-]*)", plotly_js()[:400])
+    return f"plotly-{found.group(1) if found else 'unknown'}.min.js"
+
+
+def share_plotly(files: Batch) -> None:
+    """One copy of Plotly for the directory, when this batch writes a page that loads it."""
+    if any(name.endswith(".html") for name in files.files):
+        files.add(plotly_file(), plotly_js())
 
 
 def nav(pages: list[str], here: str) -> str:
@@ -79,24 +102,29 @@ def chart_divs(charts: list[dict]) -> str:
     return "\n".join(parts)
 
 
-def render(title: str, intro: str, body: str, data: dict) -> str:
-    """A whole page. `data` holds `charts` (see report.charts) and the toolbar's defaults; its links to
-    the other pages are made by link_pages once the directory's pages are known."""
+def render(title: str, intro: str, body: str, data: dict, summary: str = "") -> str:
+    """A whole page: `summary` (the answer, plain HTML that needs no script) before the toolbar and the
+    charts. `data` holds `charts` (see report.charts) and the toolbar's defaults; its links to the other
+    pages are made by link_pages once the directory's pages are known."""
     generated = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     app = resources.files("sslperf.report").joinpath("dashboard.js").read_text()
+    plotly = plotly_file()
+    data = {**data, "palette": palette.for_page(), "plotly_file": plotly}
     payload = _script(json.dumps(data, allow_nan=False, default=str))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <meta name="generator" content="sslperf">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>{CSS}</style>
-<script>{_script(plotly_js())}</script></head>
+<script src="{escape(plotly)}"></script></head>
 <body>
 <nav></nav>
 <h1>{escape(title)}</h1>
 {intro}
+{summary}
 <p class='chart-note'>Generated {generated} by sslperf. Hover a point for its figures, CI and n; click a legend
-entry to hide a series; the toolbar switches views. Everything is in this file: it loads nothing from the network.</p>
+entry to hide a series; the toolbar switches views. Everything is in this directory: its pages share one copy of
+Plotly ({escape(plotly)}) and load nothing from the network.</p>
 <div id="toolbar"></div>
 {body}
 <script type="application/json" id="sslperf-data">{payload}</script>

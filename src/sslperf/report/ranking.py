@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sslperf import families
-from sslperf.compare import DEFAULT_ALPHA, DEFAULT_THRESHOLD, change
+from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, Policy, judge
 from sslperf.results import Measurement, Run
 
 ALPHA, THRESHOLD = DEFAULT_ALPHA, DEFAULT_THRESHOLD      # compare's defaults
@@ -29,24 +29,30 @@ class GroupRanking:
     cases: list[CaseRanking] = field(default_factory=list)
 
     def firsts(self) -> dict[str, int]:
-        """How many cases each library was first in (shared firsts count for each)."""
+        """How many cases each library was clearly first in: alone in first place, significantly ahead of every
+        other. A first place shared by a tie is no first place for anyone (shared_firsts counts those)."""
         counts: dict[str, int] = {}
         for case in self.cases:
-            for lib in case.places[0]:
-                counts[lib] = counts.get(lib, 0) + 1
+            if len(case.places[0]) == 1:
+                counts[case.places[0][0]] = counts.get(case.places[0][0], 0) + 1
         return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
+    def shared_firsts(self) -> int:
+        """How many cases had a tie at the top (two libraries or more within noise of each other)."""
+        return sum(1 for case in self.cases if len(case.places[0]) > 1)
 
-def rank_case(cells: list[Measurement], metric: str, run_of: Callable[[str], str], floors=None) -> list[list[str]]:
-    """Places for one case's measurements (higher rate is better)."""
+
+def rank_case(cells: list[Measurement], metric: str, run_of: Callable[[str], str], floors=None,
+              noise=None) -> list[list[str]]:
+    """Places for one case's measurements (higher rate is better); noise: run id → what the run recorded."""
     ok = [(m, s) for m in cells if m.status == "ok" and (s := m.summary(metric)) is not None]
     ok.sort(key=lambda pair: -pair[1].median)
     places: list[list[str]] = []
     leader: Measurement | None = None       # the library that opened the current place
     for m, _ in ok:
         if leader is not None:
-            found = change(leader, m, metric, THRESHOLD, ALPHA, paired=run_of(leader.lib) == run_of(m.lib),
-                           floors=floors)
+            found = judge(leader, m, metric, Policy(THRESHOLD, ALPHA, floors or {}, noise or {}),
+                          paired=run_of(leader.lib) == run_of(m.lib), runs=(run_of(leader.lib), run_of(m.lib)))
             if found is not None and found.verdict not in ("faster", "slower"):
                 places[-1].append(m.lib)
                 continue
@@ -56,7 +62,7 @@ def rank_case(cells: list[Measurement], metric: str, run_of: Callable[[str], str
 
 
 def rank_run(run: Run, metric: str = "wall", run_of: Callable[[str], str] | None = None,
-             floors=None) -> list[GroupRanking]:
+             floors=None, noise=None) -> list[GroupRanking]:
     """Per family group, the ranking of every case measured on two libraries or more."""
     run_of = run_of or (lambda lib: run.id)
     by_group: dict[str, dict[str, list[Measurement]]] = {}
@@ -66,7 +72,7 @@ def rank_run(run: Run, metric: str = "wall", run_of: Callable[[str], str] | None
     for group in families.ordered(by_group):
         ranking = GroupRanking(group)
         for case, cells in by_group[group].items():
-            places = rank_case(cells, metric, run_of, floors)
+            places = rank_case(cells, metric, run_of, floors, noise)
             if sum(len(p) for p in places) >= 2:
                 ranking.cases.append(CaseRanking(case, cells[0].label, places))
         if ranking.cases:

@@ -1,7 +1,7 @@
-"""report.html: the page of one run (or several merged): the machine and the
-libraries as readable tables, warnings, interactive charts (relative to a
-chosen baseline by default), rankings, the tables and the verdicts. The
-matplotlib PNG/SVG figures are written beside it for export."""
+"""report.html: the page of one run (or several merged). It opens with the answer (summary.py: the
+libraries, the warnings, the largest significant changes and every verdict), then the interactive charts
+(relative to a chosen baseline by default), the libraries and the machine as readable tables, rankings and
+the results. The matplotlib PNG/SVG figures are written beside it for export."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from html import escape
 from pathlib import Path
 
 from sslperf import families
-from sslperf.compare import Column, compare
 from sslperf.report import charts as charts_data
-from sslperf.report import page_frame
+from sslperf.report import page_frame, summary
 from sslperf.report.figures import Figure
 from sslperf.report.ranking import rank_run
 from sslperf.report.terminal import micros, rate, throughput
@@ -117,46 +116,23 @@ def _results_tables(run: Run, metric: str, winners: dict[str, str]) -> str:
 def _rankings(rankings) -> str:
     if not rankings:
         return "<p>One library only: nothing to rank.</p>"
-    parts = ["<p>Per case, the libraries in order; libraries in one place are not significantly different "
-             "(the same test as the verdicts). The summary counts first places.</p>"]
+    parts = ["<p>Per case, the libraries in order; libraries in one place (A = B) are not significantly "
+             "different: a tie by the same rule as the verdicts. A first place is counted only where it is clear "
+             "(one library significantly ahead of every other); a first place shared by a tie is counted apart, "
+             "never as a first for each.</p>"]
     for group in rankings:
-        firsts = ", ".join(f"{escape(lib)} {count}×" for lib, count in group.firsts().items())
+        clear = ", ".join(f"{escape(lib)} {count}×" for lib, count in group.firsts().items()) or "none"
+        shared = group.shared_firsts()
+        firsts = clear + (f"; shared (a tie at the top) in {shared} case{'s' if shared != 1 else ''}" if shared
+                          else "")
         rows = ["<tr><th>case</th><th>first</th><th>second</th><th>third</th></tr>"]
         for case in group.cases:
             cells = [" = ".join(escape(lib) for lib in place) for place in case.places[:3]]
             cells += [""] * (3 - len(cells))
             rows.append(f"<tr><td>{escape(case.label)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        parts.append(f"<h3>{escape(group.group)}</h3><p>First places: {firsts}.</p><table>{''.join(rows)}</table>")
+        parts.append(f"<h3>{escape(group.group)}</h3><p>Clear first places: {firsts}.</p>"
+                     f"<table>{''.join(rows)}</table>")
     return "\n".join(parts)
-
-
-def _verdicts(run: Run, metric: str, floors=None) -> str:
-    if len(run.libs) < 2:
-        return "<p>One library only: nothing to compare.</p>"
-    runs = lib_runs(run)
-    # One column per library, under the run it came from: only libraries of one run are paired.
-    columns = [Column(lib.name, runs.get(lib.name, run.id), lib.name) for lib in run.libs]
-    result = compare(columns, {c.run_id: run for c in columns}, metric, floors=floors)
-    head = "<tr><th>case</th>" + "".join(f"<th>{escape(c.label)} vs {escape(columns[0].label)}</th>"
-                                         for c in columns[1:]) + "</tr>"
-    rows = [head]
-    for row in result.rows:
-        cells = []
-        for change in row.changes[1:]:
-            if change is None:
-                cells.append("<td class='na'>n/a</td>")
-            elif change.verdict in ("faster", "slower"):
-                cells.append(f"<td class='{change.verdict}'>{change.percent:+.1f}% ({change.evidence()})</td>")
-            elif change.verdict == "~":
-                cells.append(f"<td class='same'>~ ({change.evidence(2)})</td>")
-            elif change.method == "different counters":
-                cells.append("<td class='same'>? (counted by different counters)</td>")
-            else:
-                cells.append(f"<td class='same'>{change.percent:+.1f}% ? (n too small)</td>")
-        rows.append(f"<tr><td>{escape(row.label)}</td>{''.join(cells)}</tr>")
-    return (f"<p>Change of each library against {escape(columns[0].label)}: a verdict only where p &lt; "
-            f"{result.alpha} and the change exceeds {result.threshold:.0%} (or the measured noise floor), else ~.</p>"
-            f"<table>{''.join(rows)}</table>")
 
 
 def _exports(figures: list[Figure], out: Path) -> str:
@@ -169,13 +145,14 @@ def _exports(figures: list[Figure], out: Path) -> str:
 
 
 def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", floors=None,
-           baseline: str | None = None) -> str:
+           baseline: str | None = None, originals: list[Run] | None = None) -> str:
+    """The page; `originals`: the runs `run` merges (their recorded noise weighs in the verdicts)."""
     runs = lib_runs(run)
-    chart_list = charts_data.run_charts(run, floors, lambda lib: runs.get(lib, run.id))
-    rankings = rank_run(run, metric, lambda lib: runs.get(lib, run.id), floors)
+    noise = {r.id: r.noise() for r in originals or [run]}       # what each run recorded: one rule for every output
+    chart_list = charts_data.run_charts(run, floors, lambda lib: runs.get(lib, run.id), noise)
+    rankings = rank_run(run, metric, lambda lib: runs.get(lib, run.id), floors, noise)
     winners = {case.case: case.places[0][0] for group in rankings for case in group.cases
                if len(case.places[0]) == 1}
-    warnings = "".join(f"<div class='warn'>{escape(w)}</div>" for w in run.warnings) or "<p>None.</p>"
     state = {"complete": "complete", "interrupted": "interrupted (the cases measured are kept)",
              "crashed": "ended by an error", "running": "not finished"}.get(run.state or "",
                                                                            "complete" if run.complete else "incomplete")
@@ -186,15 +163,15 @@ def render(run: Run, figures: list[Figure], out: Path, metric: str = "wall", flo
     intro = (f"<p>Run{'s' if merged else ''} <b>{escape(', '.join(merged or [run.id]))}</b>, started "
              f"{escape(run.started)}, {state}. Figures are medians with their 95% confidence interval; tables use "
              f"{escape(metric)} time.</p>")
+    verdicts = (summary.comparison(run, originals or [run], summary.columns(run, runs, baseline), metric, floors)
+                if len(names) > 1 else None)
     body = f"""<h2>Charts</h2>{page_frame.chart_divs(chart_list) or '<p>Nothing to draw.</p>'}
 <h2>Libraries</h2>{libs_table(run)}
 <h2>Machine</h2>{facts_table(run.environment)}
-<h2>Warnings</h2>{warnings}
 <h2>Rankings</h2>{_rankings(rankings)}
 <h2>Results</h2>{_results_tables(run, metric, winners)}
-<h2>Verdicts</h2>{_verdicts(run, metric, floors)}
 <h2>Figures as files</h2>{_exports(figures, out)}"""
-    return page_frame.render("sslperf report", intro, body, data)
+    return page_frame.render("sslperf report", intro, body, data, summary.render(run, verdicts, metric))
 
 
 

@@ -1,11 +1,12 @@
-"""Terminal tables for a Run: one table per family group, libraries side by
-side, each figure its median with the 95% CI half-width, the fastest marked
-★ only where compare's test finds it significantly faster than the next
-best (a tie gets no mark, and each table's caption says so)."""
+"""Terminal tables for a Run: one table per family group, libraries side by side. Each cell's first line is the
+figure a reader wants, with its unit and 95% CI; with two libraries or more each library after the first has a
+change column against the first (the rate's change, its 95% CI and the one verdict rule's symbol — ▲ faster,
+▼ slower, ~ tie, ? too few to tell — as `sslperf compare RUN` gives it), and the row's significant winner is
+marked ★. The tables fit 120 columns; `--details` adds the lines under each figure (each side's CPU, latency
+percentiles, descstat lines)."""
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 
 from rich.console import Console, Group
@@ -13,37 +14,17 @@ from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Span, Text
 
-from sslperf import families, figures
+from sslperf import families
 from sslperf.libs import fips
-from sslperf.measure import catalog
-from sslperf.measure.case_ids import parts_of
-from sslperf.scale.efficiency import efficiency
 from sslperf.report.long_table import LONG, LongTable
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
-from sslperf.results import Measurement, Run, cpu_per_request, latency_percentiles, serve_busy
-from sslperf.stats import NOISY_CI, describe
+from sslperf.report.terminal_kinds import (KINDS, Kind, api_has_alternatives, ci_part, instructions, micros, per_op,
+                                           rate, styled, threads_kind, throughput)
+from sslperf.results import Measurement, Run
+from sslperf.stats import NOISY_CI
+from sslperf.verdict import Change, Policy, judge
 
-
-def throughput(bytes_per_second: float) -> str:
-    mb = bytes_per_second / 1e6
-    return f"{mb / 1000:.2f} GB/s" if mb >= 1000 else f"{mb:.1f} MB/s"
-
-
-def rate(ops_per_second: float) -> str:
-    return f"{ops_per_second:,.0f} op/s" if ops_per_second >= 100 else f"{ops_per_second:,.1f} op/s"
-
-
-def micros(us: float) -> str:
-    return f"{us:,.1f} µs" if us >= 10 else f"{us:.2f} µs"
-
-
-def instructions(count: float) -> str:
-    return f"{count:,.0f} instr" if count >= 100 else f"{count:.1f} instr"
-
-
-def per_op(m: Measurement, metric: str) -> str:
-    """The cost of one operation: µs of time, or instructions."""
-    return instructions(m.instructions_per_op()) if metric == "instructions" else micros(m.micros_per_op(metric))
+__all__ = ["cell", "header", "print_run", "tables", "throughput", "rate", "micros", "instructions"]
 
 
 def _headline(m: Measurement, metric: str, median: float) -> str:
@@ -53,7 +34,8 @@ def _headline(m: Measurement, metric: str, median: float) -> str:
     return throughput(median) if m.unit == "bytes" else rate(median)
 
 
-def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
+def cell(m: Measurement | None, metric: str, fastest: bool, details: bool = False) -> Text:
+    """A primitive's cell: its rate (throughput or op/s) ±CI, and with --details its cost per operation and cycles."""
     if m is None:
         return Text("")
     if m.status != "ok":
@@ -61,12 +43,12 @@ def cell(m: Measurement | None, metric: str, fastest: bool) -> Text:
     s = m.summary(metric)
     if s is None:
         return Text("no samples", style="dim")
-    parts = [(" (one reported figure)", "dim")] if s.n == 1 else [_ci_part(s)]
-    if m.unit == "ops" and metric != "instructions" and s.median:
+    parts = [(" (one reported figure)", "dim")] if s.n == 1 else [ci_part(s)]
+    if details and m.unit == "ops" and metric != "instructions" and s.median:
         parts.append((f" ({micros(1e6 / s.median)})", "dim"))      # per_op's figure, from the summary at hand
-    elif m.unit == "bytes" and metric == "instructions":
+    elif details and m.unit == "bytes" and metric == "instructions":
         parts.append((f" ({per_op(m, metric)})", "dim"))
-    if (cycles := cycles_figure(m)) is not None:
+    if (cycles := cycles_figure(m)) is not None:       # known for few results (perf, imports): always shown
         parts.append((f" {cycles}", "dim"))
     if fastest:
         parts.append((" ★", "bold green"))
@@ -94,7 +76,65 @@ def cycles_figure(m: Measurement) -> str | None:
     return f"{per_op_cycles:,.0f} cycles/op"
 
 
-def tables(run: Run, metric: str = "wall") -> list:
+def change_text(change: Change | None) -> Text:
+    """`▼ -63.6% ±1.5` (the rate's change against the first library and its 95% CI's half-width, in points)."""
+    if change is None:
+        return Text("")
+    spread = f" ±{(change.high - change.low) * 50:.1f}" if change.low is not None and change.high is not None \
+        and change.high > change.low else ""
+    style = {"faster": "bold", "slower": "bold", "~": "dim", "?": "dim"}[change.verdict]
+    return Text(f"{change.symbol} {change.percent:+.1f}%{spread}", style=style)
+
+
+class _Layout:
+    """The columns of one table: the first, then each library, and after each library but the first its change
+    against the first (when the table's figures decide a verdict)."""
+
+    def __init__(self, run: Run, libs: list[str], metric: str, changes: bool):
+        self.run, self.libs, self.metric, self.changes = run, libs, metric, changes and len(libs) > 1
+        self.lib_runs = dict(run.settings.get("lib_runs") or {})
+        self.policy = Policy(THRESHOLD, ALPHA)
+
+    def columns(self, first: str, justify: str = "right") -> list:
+        found = [Column(first)]
+        for index, lib in enumerate(self.libs):
+            found.append(Column(Text(lib), justify=justify))
+            if self.changes and index:
+                found.append(Column(Text("change"), justify="right"))
+        return found
+
+    def row(self, per_lib: dict[str, Measurement], draw) -> list:
+        base = per_lib.get(self.libs[0])
+        cells = []
+        for index, lib in enumerate(self.libs):
+            m = per_lib.get(lib)
+            text = draw(m) if m is not None and m.status == "ok" else None
+            cells.append(Text(m.status if m else "", style="dim") if text is None else text)
+            if self.changes and index:
+                cells.append(change_text(self.change(base, m)))
+        return cells
+
+    def change(self, base: Measurement | None, m: Measurement | None) -> Change | None:
+        if base is None or m is None or base.status != "ok" or m.status != "ok":
+            return None
+        runs = (self.run_of(base.lib), self.run_of(m.lib))
+        return judge(base, m, self.metric, self.policy, paired=runs[0] == runs[1], runs=runs)
+
+    def run_of(self, lib: str) -> str:
+        return self.lib_runs.get(lib, self.run.id)
+
+    def caption(self) -> str | None:
+        if len(self.libs) < 2:
+            return None
+        said = (f"★: faster than the next best by the verdict rule (p < {ALPHA:g}, > {THRESHOLD:.0%}); no ★: a tie "
+                "within the noise, or too few samples to tell")
+        if self.changes:
+            said += (f". change: the rate against {self.libs[0]}, ± its 95% CI in points (+ is faster); ▲ faster, "
+                     "▼ slower, ~ tie, ? too few to tell")
+        return said
+
+
+def tables(run: Run, metric: str = "wall", details: bool = False) -> list:
     """Renderables: one table per group, then footnotes for n/a and errors."""
     libs = [lib.name for lib in run.libs]
     fastest = _fastest_in(run)
@@ -111,275 +151,80 @@ def tables(run: Run, metric: str = "wall") -> list:
                     notes[f"{m.status} on {m.lib}: {m.reason}"].add(m.algorithm)
         sample = next(iter(next(iter(rows.values())).values()))
         kind = families.table_of(group, sample.family)
-        if kind != "rates":
-            out.append(_TABLES[kind](group, rows, libs, metric, fastest))
-            continue
-        unit = "throughput" if sample.unit == "bytes" or families.family(sample.family).throughput else "op/s"
-        everything = [m for per_lib in rows.values() for m in per_lib.values() if m.status == "ok"]
-        imported = [m for m in everything if _imported(m)]
-        if metric == "instructions":
-            what = "instructions per operation, median of the worker processes"
-        elif everything and len(imported) == len(everything):
-            what = (f"{unit}, the rate the imported tool reported: one figure, no CI"
-                    if all(len(m.reported_rates) == 1 for m in imported)
-                    else f"{unit}, the rates the imported tool reported: median ±95% CI of its repetitions")
-        elif imported:
-            what = f"{unit}, median ±95% CI, {metric} time; imported results: the one rate their tool reported"
+        if kind == "rates":
+            out.append(_rates_table(run, group, rows, libs, metric, fastest, details))
         else:
-            what = f"{unit}, median ±95% CI, {metric} time"
-        table = _long_if(len(rows), Table("case", *[Column(Text(lib), justify="right") for lib in libs],
-                                          title=f"{escape(group)} ({what})", title_justify="left",
-                                          caption=_star_caption(libs), caption_justify="left"))
-        for case_id, per_lib in rows.items():
-            best = fastest(per_lib, metric)
-            first = next(iter(per_lib.values()))
-            table.add_row(Text(first.label),
-                          *[cell(per_lib.get(lib), metric, per_lib.get(lib) is best) for lib in libs])
-        out.append(table)
+            everything = [m for per_lib in rows.values() for m in per_lib.values()]
+            out.append(_kind_table(run, group, rows, libs, metric, fastest, details,
+                                   threads_kind(everything, metric) if kind == "threads" else KINDS[kind]))
     if notes:
         lines = [f"  {escape(note)} ({escape(', '.join(sorted(algs)))})" for note, algs in sorted(notes.items())]
         out.append(Text.from_markup("[dim]" + "\n".join(lines) + "[/dim]"))
     return out
 
 
-def _append_ci(text: Text, s) -> None:
-    text.append(*_ci_part(s))
-
-
-def _ci_part(s) -> tuple[str, str]:
-    """(` ±x.x%`, its style): the 95% CI half-width, highlighted when the figure is noisy."""
-    return f" ±{s.ci_half_width * 100:.1f}%", "yellow" if s.ci_half_width > NOISY_CI else "dim"
-
-
-def _lib_table(title: str, first_column: str, libs: list[str], justify: str = "right") -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column(first_column)
-    for lib in libs:
-        table.add_column(escape(lib), justify=justify)
+def _rates_table(run: Run, group: str, rows, libs: list[str], metric: str, fastest, details: bool):
+    sample = next(iter(next(iter(rows.values())).values()))
+    unit = "throughput" if sample.unit == "bytes" or families.family(sample.family).throughput else "op/s"
+    everything = [m for per_lib in rows.values() for m in per_lib.values() if m.status == "ok"]
+    imported = [m for m in everything if _imported(m)]
+    if metric == "instructions":
+        what = "instructions per operation, median of the worker processes"
+    elif everything and len(imported) == len(everything):
+        what = (f"{unit}, the rate the imported tool reported: one figure, no CI"
+                if all(len(m.reported_rates) == 1 for m in imported)
+                else f"{unit}, the rates the imported tool reported: median ±95% CI of its repetitions")
+    elif imported:
+        what = f"{unit}, median ±95% CI, {metric} time; imported results: the one rate their tool reported"
+    else:
+        what = f"{unit}, median ±95% CI, {metric} time"
+    layout = _Layout(run, libs, metric, changes=not imported)
+    table = _long_if(len(rows), Table(*layout.columns("case"), title=f"{escape(group)} ({what})", title_justify="left",
+                                      caption=layout.caption(), caption_justify="left"))
+    for per_lib in rows.values():
+        best = fastest(per_lib, metric)
+        first = next(iter(per_lib.values()))
+        table.add_row(Text(first.label), *layout.row(per_lib, lambda m: cell(m, metric, m is best, details)))
     return table
 
 
-def _status(m: Measurement | None) -> Text:
-    return Text(m.status if m else "", style="dim")
+def _kind_table(run: Run, group: str, rows, libs: list[str], metric: str, fastest, details: bool, kind: Kind):
+    layout = _Layout(run, libs, metric, changes=kind.ranked)
+    title = kind.title(group, metric)
+    alternatives = kind is KINDS["api"] and api_has_alternatives(group)
+    if alternatives:
+        title += "; saving: against the first way, by the verdict rule"
+    table = _long_if(len(rows), Table(*layout.columns(escape(kind.first_column)),
+                                      title=f"{escape(group)} ({escape(title)})", title_justify="left",
+                                      caption=layout.caption() if kind.ranked else None, caption_justify="left"))
+    first_way: dict[str, Measurement] = {}
+
+    def draw(m: Measurement, per_lib) -> Text | None:
+        drawn = kind.draw(m, metric, details)
+        if drawn is None:
+            return None
+        first, under = drawn
+        if alternatives and m.lib in first_way:
+            saving = layout.change(first_way[m.lib], m)
+            if saving is not None:
+                first += f" ({saving.symbol} {saving.percent:+.0f}%)"
+        elif alternatives:
+            first_way[m.lib] = m
+        s = m.summary(metric)
+        best = kind.ranked and m is fastest(per_lib, metric)
+        return styled(first, under, best, bool(s and s.ci_half_width > NOISY_CI))
+
+    for per_lib in rows.values():
+        first = next(iter(per_lib.values()))
+        label = kind.label(first) if kind.label else first.label
+        table.add_row(escape(label), *layout.row(per_lib, lambda m: draw(m, per_lib)))
+    return table
 
 
 def _long_if(count: int, table: Table) -> Table | LongTable:
     """`table`, or for `count` rows from LONG on (a large import) a LongTable like it, drawn line by line: rich's
     Table takes 0.2 ms a row."""
     return LongTable.like(table) if count >= LONG else table
-
-
-def _fill(table: Table, rows: dict[str, dict[str, Measurement]], libs: list[str], draw, label=None) -> Table:
-    """One row per case, one cell per library: `draw(m, per_lib)` draws a
-    measured result (None: show its status); n/a, errors and gaps show their
-    status."""
-    table = _long_if(len(rows), table)
-    for per_lib in rows.values():
-        first = next(iter(per_lib.values()))
-        cells = []
-        for lib in libs:
-            m = per_lib.get(lib)
-            text = draw(m, per_lib) if m is not None and m.status == "ok" else None
-            cells.append(_status(m) if text is None else text)
-        table.add_row(escape(label(first) if label else first.label), *cells)
-    return table
-
-
-def _api_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-               fastest=None) -> Table:
-    """µs per call of each way of doing the same work, and what it saves
-    against the first (naive) way, per library."""
-    alternatives = any(families.API_PREFIX + e["title"] == group and e["alternatives"] for e in catalog.api_cases())
-    title = f"{escape(group)} (µs per call, median ±95% CI" + ("; saving vs the first way)" if alternatives else ")")
-    naive: dict[str, float] = {}
-
-    def draw(m: Measurement, per_lib) -> Text | None:
-        s = m.summary(metric)
-        if s is None:
-            return None
-        us = m.instructions_per_op() if metric == "instructions" else m.micros_per_op(metric)
-        text = Text(per_op(m, metric))
-        _append_ci(text, s)
-        if m.lib in naive and alternatives:
-            saving = 1 - us / naive[m.lib]
-            text.append(f" ({-saving * 100:+.0f}%)", style="green" if saving > 0 else "red")
-        else:
-            naive[m.lib] = us
-        if m.note:
-            text.append(" †", style="dim")
-        return text
-    return _fill(_lib_table(title, "way", libs), rows, libs, draw)
-
-
-def _tls_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-               fastest=None) -> Table:
-    """µs per handshake (the client's and the server's CPU apart) and
-    handshakes per second, libraries side by side, the fastest marked."""
-    table = _lib_table(f"{escape(group)} (µs per handshake, median ±95% CI; client / server CPU; handshakes/s)",
-                       "protocol group certificate client-SSL_CTX", libs)
-    table.caption, table.caption_justify = _star_caption(libs), "left"
-
-    def draw(m: Measurement, per_lib) -> Text | None:
-        s = m.summary(metric)
-        if s is None:
-            return None
-        best = m is fastest(per_lib, metric)
-        text = Text(per_op(m, metric), style="bold green" if best else "")
-        _append_ci(text, s)
-        client, server = m.figure_micros_per_op(figures.CLIENT_CPU), m.figure_micros_per_op(figures.SERVER_CPU)
-        if client is not None and server is not None:
-            text.append(f"\n{micros(client)} / {micros(server)}", style="dim")
-        if metric != "instructions":
-            text.append(f"\n{s.median:,.0f}/s" + (" ★" if best else ""), style="bold green" if best else "")
-        _append_latencies(text, m, 1e3, "µs")
-        return text
-    return _fill(table, rows, libs, draw)
-
-
-def _append_latencies(text: Text, m: Measurement, scale: float, unit: str) -> None:
-    """A line of each handshake's wall-time percentiles, where the case kept them."""
-    found = latency_percentiles(m)
-    if found:
-        text.append("\n" + " ".join(f"p{p} {v / scale:,.0f}" for p, v in found.items()) + f" {unit}", style="dim")
-
-
-def _transfer_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-                    fastest=None) -> Table:
-    """Application throughput after one handshake, and the writer's and the
-    reader's CPU per write apart."""
-    what = "instructions per byte" if metric == "instructions" else f"throughput, median ±95% CI, {metric} time"
-    table = _lib_table(f"{escape(group)} ({what}; send / receive time per write)", "protocol suite write size",
-                       libs)
-    table.caption, table.caption_justify = _star_caption(libs), "left"
-
-    def draw(m: Measurement, per_lib) -> Text:
-        text = cell(m, metric, m is fastest(per_lib, metric))
-        send, receive = m.figure_micros_per_op(figures.CLIENT_CPU), m.figure_micros_per_op(figures.SERVER_CPU)
-        if send is not None and receive is not None:
-            text.append(f"\n{micros(send)} / {micros(receive)}", style="dim")
-        return text
-
-    def label(first: Measurement) -> str:
-        p = parts_of(first.case)
-        if p["template"] == "tls/quic-transfer":
-            return f"QUIC {p['suite']} {first.size:,} B" + (f" over {p['path']}" if p.get("path") else "")
-        kernel = " kTLS" if p.get("kernel") == "ktls" else ""
-        return f"{p['protocol']} {p['suite']} {first.size:,} B{kernel}"
-    return _fill(table, rows, libs, draw, label)
-
-
-def _memory_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-                  fastest=None) -> Table:
-    """KiB per established connection, client / server, the handshake's peak,
-    and what 10,000 connections hold; one line per connection count."""
-    table = _lib_table(f"{escape(group)} (KiB per connection: client / server; peak during the handshake; "
-                       "10,000 connections)", "protocol group certificate", libs)
-
-    def draw(m: Measurement, per_lib) -> Text | None:
-        x = m.figures or {}
-        if not x.get(figures.CONNECTIONS):
-            return None
-        lines = [f"N={n:,}: {c / 1024:.1f} / {s / 1024:.1f} KiB, peak {p / 1024:.1f} KiB, "
-                 f"{e * 10_000 / 2**20:,.0f} MiB for 10k pairs"
-                 for n, c, s, p, e in zip(x[figures.CONNECTIONS], x[figures.CLIENT_BYTES], x[figures.SERVER_BYTES],
-                                          x[figures.PEAK_BYTES], x[figures.ESTABLISHED_BYTES])]
-        text = Text("\n".join(lines))
-        text.append(f"\n{m.note}", style="dim")
-        return text
-    return _fill(table, rows, libs, draw)
-
-
-def descstat(label: str, values_ns: list[int]) -> str:
-    """A descstat line (as in the curl regression report), in seconds:
-    n min max mean median p95 p99 stdev sum."""
-    s = describe([v / 1e9 for v in values_ns])
-    return (f"{label}: n={s.n} min={s.min:.4f} max={s.max:.4f} mean={s.mean:.4f} median={s.median:.4f} "
-            f"p95={s.p95:.4f} p99={s.p99:.4f} stdev={s.stdev:.4f} sum={s.sum:.3f}")
-
-
-def _loopback_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-                    fastest=None) -> Table:
-    """Per request: connect, TLS done (pretransfer) and total, median and p95,
-    with descstat lines (as in the curl regression report) under each cell."""
-    table = _lib_table(f"{escape(group)} (ms per request: median, p95; connect → pretransfer → total)", "request",
-                       libs, justify="left")
-
-    def draw(m: Measurement, per_lib) -> Text | None:
-        if not m.figures:
-            return None
-        text = Text()
-        for key, name in ((figures.CONNECT, "connect"), (figures.PRETRANSFER, "pretransfer"), (figures.TOTAL, "total")):
-            s = describe([v / 1e6 for v in m.figures[key]])
-            text.append(f"{name} {s.median:.2f} ms (p95 {s.p95:.2f})\n", style="bold" if key != figures.CONNECT else "")
-        cpu = cpu_per_request(m)
-        if cpu:
-            text.append(f"CPU per request: server {cpu[0] / 1e3:.0f} µs, client {cpu[1] / 1e3:.0f} µs\n")
-        text.append(descstat("pretransfer", m.figures[figures.PRETRANSFER]) + "\n", style="dim")
-        text.append(descstat("______total", m.figures[figures.TOTAL]), style="dim")
-        if m.note:
-            text.append(f"\n{m.note}", style="dim")
-        return text
-    return _fill(table, rows, libs, draw)
-
-
-def _serve_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-                 fastest=None) -> Table:
-    """Per server, scenario and library: requests/s (one handshake each on new connections), the server's CPU per
-    request, wrk's latency percentiles, how busy each side was, and how many sessions were resumed."""
-    table = _lib_table(f"{escape(group)} (median ±95% CI across rounds)", "server scenario protocol group cert", libs,
-                       justify="left")
-
-    def draw(m: Measurement, per_lib) -> Text | None:
-        rate_s, cpu_s = m.summary("wall"), m.summary("cpu")
-        if rate_s is None or cpu_s is None:
-            return None
-        best = fastest(per_lib, metric) if fastest else None
-        text = Text(f"{rate_s.median:,.0f} requests/s", style="bold green" if m is best else "bold")
-        _append_ci(text, rate_s)
-        if parts_of(m.case).get("scenario") != "keepalive":
-            text.append(" (a handshake each)", style="dim")
-        text.append("\n" + f"server CPU {1e6 / cpu_s.median:.0f} µs/request")
-        _append_ci(text, cpu_s)
-        percentiles = [(p, (m.figures or {}).get(name)) for p, name in figures.LATENCY_PERCENTILE.items()]
-        text.append("\nlatency " + " ".join(f"p{p} {statistics.median(v) / 1e6:.2f}" for p, v in percentiles if v)
-                    + " ms", style="dim")
-        shares = serve_busy(m)
-        if shares:
-            text.append(f"\nbusy: server {shares[0]:.0%}, client {shares[1]:.0%}",
-                        style="yellow" if shares[1] > shares[0] and shares[1] > 0.9 else "dim")
-        logged, resumed = sum((m.figures or {}).get(figures.LOGGED, [])), sum((m.figures or {}).get(figures.RESUMED, []))
-        if logged:
-            text.append(f"; resumed {resumed / logged:.0%}", style="dim")
-        return text
-    return _fill(table, rows, libs, draw)
-
-
-def _threads_table(group: str, rows: dict[str, dict[str, Measurement]], libs: list[str], metric: str,
-                   fastest=None) -> Table:
-    """Each case's rate by thread count, and the scaling efficiency: rate at
-    N / (N × rate at 1 thread), 100% when N threads do N times the work."""
-    table = _lib_table(f"{escape(group)} (median ±95% CI; scaling efficiency)", escape("case [mode]: threads"),
-                       libs)
-    scaling = efficiency([m for per_lib in rows.values() for m in per_lib.values()], metric)
-
-    def draw(m: Measurement, per_lib) -> Text | None:
-        s = m.summary(metric)
-        if s is None:
-            return None
-        text = Text(throughput(s.median) if m.unit == "bytes" else rate(s.median))
-        text.append(f" ±{s.ci_half_width * 100:.1f}%", style="dim")
-        if (m.case, m.lib) in scaling:
-            text.append(f" {scaling[(m.case, m.lib)] * 100:.0f}%", style="bold")
-        _append_latencies(text, m, 1e3, "µs per handshake")
-        return text
-    return _fill(table, rows, libs, draw)
-
-
-def _star_caption(libs: list[str]) -> str | None:
-    if len(libs) < 2:
-        return None
-    return (f"★: faster than the next best by compare's test (p < {ALPHA:g}, > {THRESHOLD:.0%}); "
-            "no ★: a tie within the noise, or too few samples to tell")
 
 
 def _imported(m: Measurement) -> bool:
@@ -438,13 +283,9 @@ def header(run: Run) -> Group:
     return Group(*[Text.from_markup(line) for line in lines])
 
 
-def print_run(run: Run, console: Console, metric: str = "wall") -> None:
+def print_run(run: Run, console: Console, metric: str = "wall", details: bool = False) -> None:
     console.print(header(run))
-    for renderable in tables(run, metric):
+    for renderable in tables(run, metric, details):
         console.print(renderable)
     for warning in run.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
-
-
-_TABLES = {"api": _api_table, "tls": _tls_table, "transfer": _transfer_table, "loopback": _loopback_table,
-           "threads": _threads_table, "memory": _memory_table, "serve": _serve_table}

@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from sslperf import families
-from sslperf.compare import Change, Comparison
+from sslperf.compare import Comparison
+from sslperf.verdict import Change
 from sslperf.report.terminal import rate, throughput
 from sslperf.stats import Summary
 

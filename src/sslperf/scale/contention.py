@@ -131,11 +131,14 @@ def blocked(lib: Lib, case_id: str, threads: int, milliseconds: int, mode: str, 
             raise SslperfError(f"The lock interposer wrote nothing for {lib.name}: the harness may not load "
                                "preloaded libraries (a static libc).")
         found = json.loads(out.read_text())
-    binary = harness_client.harness_binary(lib)
+    return Blocking(threads, threads * int(reply["wall_ns"]), read_sites(found, harness_client.harness_binary(lib)),
+                    found["calls"])
+
+
+def read_sites(found: dict, binary: Path) -> list[Site]:
+    """The interposer's sites (its JSON), named against `binary`, most blocked first, the harness's own left out."""
     sites = [_site(s, binary) for s in found["sites"]]
-    sites = sorted((s for s in sites if not (s.frames and s.frames[0] in HARNESS_OWN)),
-                   key=lambda s: -s.blocked_ns)
-    return Blocking(threads, threads * int(reply["wall_ns"]), sites, found["calls"])
+    return sorted((s for s in sites if not (s.frames and s.frames[0] in HARNESS_OWN)), key=lambda s: -s.blocked_ns)
 
 
 def _site(raw: dict, binary: Path) -> Site:

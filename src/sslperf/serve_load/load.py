@@ -105,6 +105,7 @@ def one_round(build: ServerBuild, setup: config.Setup, load: Load, client_cpus: 
     config.check(setup, build.binary, conf)
     with _serving(build, setup, conf) as server:
         described = _checked_get(setup)
+        placement_problem(server.pid, setup.cpus, setup.server)
         _wrk(setup, load, load.warmup_seconds, client_cpus)
         started = _group_cpu_s(server.pid)
         figures, client_cpu = _wrk(setup, load, load.seconds, client_cpus)
@@ -171,6 +172,45 @@ def _stop(child: subprocess.Popen) -> None:
         os.killpg(child.pid, signal.SIGKILL)     # workers that outlived their master
     with suppress(subprocess.TimeoutExpired):
         child.wait(timeout=STOP_S)
+
+
+def _group_threads(pgid: int) -> list[tuple[int, set[int]]]:
+    """(thread id, the CPUs it may run on) of every thread of the live processes of a process group."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) != pgid:
+                continue
+            for task in (entry / "task").iterdir():
+                allowed = next(line for line in (task / "status").read_text().splitlines()
+                               if line.startswith("Cpus_allowed_list:")).split(":", 1)[1].strip()
+                found.append((int(task.name), _cpu_list(allowed)))
+        except (OSError, ValueError, StopIteration):
+            continue
+    return found
+
+
+def _cpu_list(text: str) -> set[int]:
+    """`0-3,8` → {0, 1, 2, 3, 8}."""
+    cpus = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def placement_problem(pgid: int, cpus: tuple[int, ...], server: str) -> None:
+    """The server runs where it was placed: every thread of it on the server's CPUs only, and each of those CPUs
+    with a worker bound to it alone (nginx's worker_cpu_affinity, HAProxy's cpu-map); else the round is refused."""
+    threads = _group_threads(pgid)
+    strays = {cpu for _, allowed in threads for cpu in allowed} - set(cpus)
+    bound = {next(iter(allowed)) for _, allowed in threads if len(allowed) == 1}
+    if strays or (len(cpus) > 1 and not set(cpus) <= bound):
+        raise SslperfError(f"{server} is not placed as asked: its threads may run on CPU "
+                           f"{','.join(map(str, sorted({c for _, a in threads for c in a})))}, with a worker bound "
+                           f"to CPU {','.join(map(str, sorted(bound))) or 'none'}; it should have one worker on "
+                           f"each of CPU {','.join(map(str, cpus))} and nothing elsewhere.",
+                           hint="Another affinity setting (cgroup cpusets, taskset on sslperf) may be narrowing it.")
 
 
 def _group_cpu_s(pgid: int) -> float:

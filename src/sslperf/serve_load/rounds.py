@@ -18,13 +18,14 @@ from sslperf.results import Measurement, serve_busy
 from sslperf.serve_load import build, config, debian, load
 
 ERRORS_AT_MOST = 0.01     # of a round's requests: more failed requests than this and the round is an error
+MANY_CORES = 8            # server CPUs from which a run shows how the library scales across cores
 
 
 @dataclass
 class Plan:
     """How every round of a run is driven."""
     load: load.Load = field(default_factory=load.Load)
-    server_cpus: tuple[int, ...] | None = None      # None: the first CPU
+    server_cpus: tuple[int, ...] | None = None      # None: the first half of the CPUs (the first, up to 3)
     client_cpus: tuple[int, ...] | None = None      # None: every other CPU (the last when there is one)
     port: int | None = None                         # None: a free port per round
     version: str | None = None                      # the server's version (Debian's newest when None)
@@ -40,17 +41,23 @@ class Plan:
     def warnings(self) -> list[str]:
         """What a reader of the figures must know about where they were measured."""
         servers, clients = self.cpus()
-        said = [f"Server on CPU {_cpus(servers)}, wrk on CPU {_cpus(clients)}: a machine this size cannot show how "
-                "the library scales over many cores (lock contention, per-core caches)."]
+        said = []
+        if len(servers) < MANY_CORES:
+            said.append(f"Server on CPU {_cpus(servers)} ({len(servers)} worker{'s' if len(servers) > 1 else ''}), "
+                        f"wrk on CPU {_cpus(clients)}: so few server CPUs cannot show how the library scales over "
+                        "many cores (lock contention, per-core caches); `sslperf scale` sweeps the library itself.")
         if set(servers) & set(clients):
             said.append(f"The server and wrk share CPU {_cpus(tuple(set(servers) & set(clients)))} (this process "
                         "may use no other): each rate is both sides' work, and busy shares overlap.")
         return said
 
     def cpus(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(the server's CPUs: one worker each, the client's: one wrk thread each). By default, from 4 CPUs on, the
+        server gets the first half and wrk the rest; below that the first CPU and the others."""
+        allowed = pinning.allowed()
         server, client = pinning.loopback_cpus()
-        servers = self.server_cpus or (server,)
-        return servers, self.client_cpus or tuple(c for c in pinning.allowed() if c not in servers) or (client,)
+        servers = self.server_cpus or (tuple(allowed[:len(allowed) // 2]) if len(allowed) >= 4 else (server,))
+        return servers, self.client_cpus or tuple(c for c in allowed if c not in servers) or (client,)
 
 
 def _cpus(cpus: tuple[int, ...]) -> str:

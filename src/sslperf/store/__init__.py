@@ -238,7 +238,11 @@ class Store:
             return found[0]
         if not found and run_id == "latest":
             raise latest.no_latest(self.newest_run(), self.shown_url())
-        raise latest.not_one_run(run_id, found, self.shown_url())
+        known = []
+        if not found:
+            with self._read("look up runs") as conn:      # for a mistyped id, the ids there are
+                known = latest.run_ids(conn)
+        raise latest.not_one_run(run_id, found, self.shown_url(), known)
 
     def to_delete(self, run_ids: tuple[str, ...]) -> list[str]:
         """The full ids `run_ids` name for deleting, each checked before any is
@@ -258,9 +262,16 @@ class Store:
         with self._read("look up runs") as conn:
             return latest.latest_run_with(conn, lib_name)
 
+    def complete_runs_with(self, lib_name: str, limit: int) -> list[tuple[str, frozenset[str]]]:
+        """The newest `limit` complete runs the user made with `lib_name`, each with its cases on it (ids only)."""
+        with self._read("look up runs") as conn:
+            return latest.complete_runs_with(conn, lib_name, limit)
+
     def no_latest_with(self, lib_name: str) -> SslperfError:
         """The error for a library with no run `latest_run_with` would pick, naming the runs that exist."""
-        return latest.no_latest(self.newest_run(lib_name), self.shown_url(), lib_name)
+        with self._read("look up runs") as conn:
+            stored = latest.lib_names(conn)
+        return latest.no_latest(self.newest_run(lib_name), self.shown_url(), lib_name, stored)
 
     def load(self, run_id: str) -> Run:
         full = self.resolve(run_id)

@@ -97,10 +97,11 @@ def final_state(run: Run) -> str:
 
 
 def end_values(run: Run) -> dict:
-    """The columns `finish` sets on a run's row; `finished` is now if the run has no time."""
+    """The columns `finish` sets on a run's row; `finished` is now if the run has no time. The settings and the
+    environment too: a run adds to them as it ends (the noise it recorded, a thread sweep's contention)."""
     finished = run.finished or dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    return {"finished": stored_text(finished), "complete": run.complete, "state": final_state(run),
-            "warnings": run.warnings}
+    return stored_values({"finished": finished, "complete": run.complete, "state": final_state(run),
+                          "warnings": run.warnings, "settings": run.settings, "environment": run.environment})
 
 
 def run_row(run: Run, source: str, state: str, **values) -> dict:

@@ -4,6 +4,9 @@
  *
  *   harness threads CASE THREADS MS [own|libctx|shared]
  *
+ * SSLPERF_THREAD_CPUS=0,1,2,… pins thread i to the i-th CPU of the list (round robin when there are more threads
+ * than CPUs): one thread per CPU, so a thread that migrates cannot make one count's rate differ from the next.
+ *
  * own:    each thread prepares the case itself (its own keys, contexts and
  *         buffers; for handshakes its own SSL_CTX pair), the library's global
  *         state — provider and method stores, locks — shared.
@@ -18,8 +21,9 @@
  * never) and it does the backends' one-time set-up (e.g. the roots file,
  * sp_roots_file) while one thread runs. A thread that then fails to prepare
  * or run it is an error, with its reason, whatever status it gave. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE                 /* pthread_setaffinity_np */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +178,32 @@ static int thread_failure(const char *id, const thread_work *work, int n)
     return json_refusal("error", id, reason);
 }
 
+/* The CPUs of SSLPERF_THREAD_CPUS (at most `max`), how many; 0 when unset or unreadable (threads float). */
+static int thread_cpus(int *cpus, int max)
+{
+    const char *list = getenv("SSLPERF_THREAD_CPUS");
+    int n = 0;
+    for (const char *p = list; p && *p && n < max;) {
+        char *end;
+        long cpu = strtol(p, &end, 10);
+        if (end == p || cpu < 0 || cpu >= CPU_SETSIZE)
+            return 0;
+        cpus[n++] = (int)cpu;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return 0;
+    }
+    return n;
+}
+
+static void pin_thread(pthread_t thread, int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(thread, sizeof(set), &set);
+}
+
 int threads_run(int argc, char **argv)
 {
     const char *id = argv[0];
@@ -203,9 +233,14 @@ int threads_run(int argc, char **argv)
     }
     for (int i = 0; i < n; i++)
         work[i] = (thread_work){id, mode, i, &shared, &lock, &changed, &ready, &go, &stop, 0, PREP_OK, "", 0, {0}, 0};
-    for (; started < n; started++)
+    int cpus[CPU_SETSIZE < 1024 ? CPU_SETSIZE : 1024];
+    int pinned = thread_cpus(cpus, (int)(sizeof(cpus) / sizeof(cpus[0])));
+    for (; started < n; started++) {
         if (pthread_create(&ids[started], NULL, worker_main, &work[started]) != 0)
             break;
+        if (pinned)          /* before it calibrates: the thread waits for `go` on the lock below */
+            pin_thread(ids[started], cpus[started % pinned]);
+    }
     pthread_mutex_lock(&lock);
     while (ready < started)                 /* every thread prepared and calibrated */
         pthread_cond_wait(&changed, &lock);
@@ -223,8 +258,8 @@ int threads_run(int argc, char **argv)
     if (rc == 0) {
         printf("{\"type\":\"threads\",\"case\":");
         json_string(id);
-        printf(",\"threads\":%d,\"mode\":\"%s\",\"wall_ns\":%llu,\"bytes_per_op\":%zu,\"ops\":[", n,
-               MODES[mode], (unsigned long long)(t1 - t0), work[0].bytes_per_op);
+        printf(",\"threads\":%d,\"mode\":\"%s\",\"pinned\":%s,\"wall_ns\":%llu,\"bytes_per_op\":%zu,\"ops\":[",
+               n, MODES[mode], pinned ? "true" : "false", (unsigned long long)(t1 - t0), work[0].bytes_per_op);
         for (int i = 0; i < n; i++)
             printf(i ? ",%llu" : "%llu", (unsigned long long)work[i].ops);
         printf("]");

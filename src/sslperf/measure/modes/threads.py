@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sslperf import figures
+from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import environment, pinning
 from sslperf.measure.case_ids import Case, make
@@ -30,6 +31,10 @@ ROUNDS = 3                      # every thread count at least this many times, i
 @dataclass(frozen=True)
 class Options:
     milliseconds: int = 2000            # how long every thread runs, per round
+    pin: bool = True                    # thread i on the i-th CPU this process may use (else they float)
+    one_thread_rounds: int = 2          # rounds of 1 thread per round of the others: its rate is the divisor of
+                                        # every efficiency, and alone on a CPU it varies most
+    explain: bool = False               # after the sweep: why the largest count scales as it does (scale.contention)
 
 
 def case(of: Case | str, n: int, mode: str) -> Case:
@@ -39,14 +44,17 @@ def case(of: Case | str, n: int, mode: str) -> Case:
 class Session(base.Session):
     def __init__(self, mode, ctx, cases):
         super().__init__(mode, ctx, cases)
+        cpus = pinning.allowed()
         self.env = {**ctx.env, **environment.mask_env(ctx.settings.mask)}
-        ctx.run.environment["placement"] = {"thread_cpus": pinning.allowed()}
+        if self.options.pin:
+            self.env["SSLPERF_THREAD_CPUS"] = ",".join(map(str, cpus))
+        ctx.run.environment["placement"] = {"thread_cpus": cpus, "threads_pinned": self.options.pin}
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
         n = int(case.part("size"))
         results = {lib.name: case.result(lib.name, unit="ops", note=case.part("mode"),
                                          operation=f"{n} thread{'s' if n > 1 else ''}") for lib in libs}
-        return base.Prepared(results, self.passes)
+        return base.Prepared(results, self.passes * (self.options.one_thread_rounds if n == 1 else 1))
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         ms = self.options.milliseconds
@@ -70,7 +78,10 @@ class Session(base.Session):
         return m
 
     def finish(self, results: list[Measurement]) -> list[str]:
-        """Thread counts beyond the CPUs this process may use share cores: say so (and only then)."""
+        """Thread counts beyond the CPUs this process may use share cores: say so (and only then). With `explain`,
+        the contention of the largest count against 1 thread, per library and case (run.settings["contention"])."""
+        if self.options.explain:
+            self._explain()
         cpus = len(pinning.allowed())
         over = sorted({int(c.part("size")) for c in self.cases if int(c.part("size")) > cpus})
         if not over:
@@ -78,6 +89,25 @@ class Session(base.Session):
         return [f"{', '.join(map(str, over))} thread{'s' if over != [1] else ''} on {cpus} CPU"
                 f"{'s' if cpus > 1 else ''}: beyond {cpus} the threads share cores, so those figures show time-sharing, "
                 "not how the library scales; a machine with more CPUs shows where it stops scaling (`sslperf scale`)."]
+
+    def _explain(self) -> None:
+        from sslperf.scale import contention
+
+        found = self.ctx.run.settings.setdefault("contention", [])
+        largest: dict[tuple[str, str], int] = {}
+        for c in self.cases:
+            key = (c.part("case"), c.part("mode"))
+            largest[key] = max(largest.get(key, 1), int(c.part("size")))
+        for (inner, mode), n in largest.items():
+            for lib in self.ctx.libs:
+                if n < 2 or self.mode.lacking(lib):
+                    continue
+                try:
+                    found.append(contention.explain(lib, inner, n, self.options.milliseconds, mode,
+                                                    self.env).as_dict())
+                except SslperfError as failed:
+                    found.append({"lib": lib.name, "case": inner, "mode": mode, "threads": n,
+                                  "problem": failed.message})
 
     def cpus(self) -> set[int]:
         return set(pinning.allowed())

@@ -1,0 +1,92 @@
+"""`sslperf scale`: how a case's rate grows with threads, per library, and why it stops growing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from sslperf.cli import common
+from sslperf.cli.common import make_console
+from sslperf.cli.options import Finite, OutputPath, details_option, out_dir_callback, out_file_option, provider_options
+
+console = make_console()
+err_console = make_console(stderr=True)
+
+
+@click.command()
+@click.option("--lib", "-l", "lib_names", multiple=True, help="Library to sweep (repeatable; default: system).")
+@click.option("--case", "case_ids", multiple=True,
+              help="A case of speed, api or tls to sweep (repeatable; default: a full and a resumed TLS 1.3 "
+                   "handshake and api/digest/sha256/implicit-fetch/64).")
+@click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
+@click.option("--threads", "thread_list", metavar="N,N,…",
+              help="Thread counts (default: 1, 2, 4, … up to the CPUs this process may use, and that count).")
+@click.option("--thread-mode", type=click.Choice(("own", "libctx", "shared")), default="own", show_default=True,
+              help="own: each thread its own keys and contexts, the library's global state shared; libctx: also "
+                   "its own OSSL_LIB_CTX (OpenSSL 3.0+); shared: handshakes on one SSL_CTX pair.")
+@click.option("--seconds", type=Finite(0.1, 60), default=1.0, show_default=True,
+              help="How long every thread count runs, per round.")
+@click.option("--rounds", type=click.IntRange(2, 100), default=3, show_default=True,
+              help="Rounds of every thread count, interleaved with the libraries (1 thread gets twice as many).")
+@click.option("--no-pin", is_flag=True, help="Let the threads float instead of one per CPU.")
+@click.option("--no-explain", is_flag=True, help="Do not explain the largest count (lock waits, CPU shares).")
+@click.option("--plot", "plot_dir", type=OutputPath(directory=True), callback=out_dir_callback,
+              help="Also draw the curves (PNG and SVG) into this directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
+@details_option
+@out_file_option("Also write the run as JSON here.")
+@click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@provider_options
+@click.pass_context
+def scale(ctx, **options) -> None:
+    """Sweep thread counts for any case of speed, api or tls, the libraries interleaved in rounds, threads pinned
+    one per CPU: each count's rate with its 95% CI, the scaling efficiency (rate at N / (N × rate at 1)) with its
+    interval, per-operation latency percentiles (--details); then, for the largest count against 1 thread, where
+    the threads were blocked (per lock and call site) and which functions' CPU share grew — what stops a library
+    scaling (OpenSSL 3.0's fetch and namemap locks, reference counts).
+
+    \b
+    Examples:
+      sslperf scale --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
+      sslperf scale --lib system --case api/digest/sha256/implicit-fetch/64 --threads 1,2 --json
+      sslperf scale --lib openssl-3.0 --case tls/resume/tls1.3/ticket/x25519/ecdsa-p256 --plot out/
+    """
+    from sslperf.scale import plot, render, sweep
+
+    o = options
+    request = sweep.request(o["lib_names"], o["case_ids"], o["patterns"], o["thread_list"], o["thread_mode"],
+                            o["seconds"], o["rounds"], not o["no_pin"], not o["no_explain"], o["providers"],
+                            o["fips_modules"])
+    said = err_console if o["as_json"] else console
+    run = _run(ctx, request, o, said)
+    curves = sweep.curves(run)
+    if o["plot_dir"]:
+        written = plot.draw(curves, Path(o["plot_dir"]), force=o["force"])
+        said.print(f"[dim]curves drawn: {escape(', '.join(str(p) for p in written))}[/dim]")
+    if o["as_json"]:
+        click.echo(json.dumps(sweep.as_dict(run, curves), indent=1))
+    else:
+        render.print_sweep(curves, sweep.contention_of(run), console, o["details"])
+    for warning in run.warnings + sweep.one_thread_wider(run):
+        said.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+    common.refuse_nothing_measured(run, not o["no_store"])
+
+
+def _run(ctx, request, o, said):
+    """The sweep's run, measured with progress shown, kept (--out, the store) before anything is drawn."""
+    import time
+
+    from sslperf.cli.progress import steps
+
+    started = time.monotonic()
+    with steps(said, "compiling the harness", prefix=False) as progress:
+        run = request.run(common.store_unless(ctx, o["no_store"]), progress)
+    if o["out"]:
+        common.write_output(o["out"], run.to_json(), "the run", common.kept_hint(run, o["no_store"]), o["force"])
+    said.print(f"[dim]{len(request.cases)} cases (a case × a thread count) on {len(run.libs)} libraries in "
+               f"{time.monotonic() - started:.0f} s" + ("" if o["no_store"] else f"; stored as run {escape(run.id)}")
+               + "[/dim]")
+    return run

@@ -1,0 +1,7 @@
+"""The one rule for faster / slower / tie (rule.py), asked by every output that says one of them."""
+
+from sslperf.verdict.rule import (DEFAULT_ALPHA, DEFAULT_THRESHOLD, MIN_SAMPLES_FOR_TEST, SIGNIFICANT, SYMBOLS, WORDS,
+                                  Change, Floors, Policy, decide, decide_exact, judge, process_test)
+
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_THRESHOLD", "MIN_SAMPLES_FOR_TEST", "SIGNIFICANT", "SYMBOLS", "WORDS", "Change",
+           "Floors", "Policy", "decide", "decide_exact", "judge", "process_test"]

@@ -1,0 +1,88 @@
+"""`sslperf scale`: the scaling efficiency's interval from known rates, the lock interposer on a toy program with a
+known contended lock (its call site on top), and a real sweep of the system library's implicit-fetch digest over
+1 and 2 threads — its efficiency with an interval and a contention table naming the lock and the OpenSSL
+function that took it."""
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_cli
+
+from sslperf import figures
+from sslperf.proc import run
+from sslperf.results import Measurement
+from sslperf.scale import contention, sweep
+from sslperf.scale.efficiency import interval
+from sslperf.stats import paired_ratio
+
+
+def threads_result(n: int, rates_by_pass: list[list[float]]) -> Measurement:
+    """A threads-mode result of `n` threads: per pass (process mark) its rounds' rates (op/s), 1 s each."""
+    ops = [round(r) for rates in rates_by_pass for r in rates]
+    m = Measurement(f"threads/own/{n:03d}/sig/ed25519/sign", "threads", "threads", "sig/ed25519/sign",
+                    f"{n} threads", n, "record", "lib", "ok", None, "ops", 0, ops, [10**9] * len(ops),
+                    [10**9] * len(ops), "own")
+    m.figures = {figures.PROCESS: [p for p, rates in enumerate(rates_by_pass) for _ in rates]}
+    return m
+
+
+def test_the_efficiency_and_its_interval_come_from_the_two_rates_pass_by_pass():
+    # 1 thread: two rounds a pass (it gets twice the rounds), 4 threads: one; five passes.
+    one = threads_result(1, [[1000, 1000], [1020, 1020], [980, 980], [1010, 1010], [990, 990]])
+    four = threads_result(4, [[3000], [3100], [2900], [3080], [2950]])
+    found = interval(one, four, 4)
+    assert found.method == "paired"
+    assert found.value == pytest.approx(3000 / (4 * 1000))          # the medians' ratio
+    expected = paired_ratio([math.log(f / o) for f, o in zip([3000, 3100, 2900, 3080, 2950],
+                                                             [1000, 1020, 980, 1010, 990])])
+    assert (found.low, found.high) == pytest.approx((expected.low / 4, expected.high / 4))
+    assert found.low < found.value < found.high < 1                  # 75%, clearly below perfect
+    # Too few passes in common: no interval is claimed.
+    assert interval(threads_result(1, [[1000]]), threads_result(2, [[1900]]), 2).low is None
+
+
+def test_the_interposer_names_the_contended_lock_and_its_call_site(sslperf_dirs, tmp_path):
+    toy = tmp_path / "toy"
+    built = run(["cc", "-O2", "-o", str(toy), str(DATA / "scale" / "toy_lock.c"), "-lpthread"], timeout=120)
+    assert built.returncode == 0, built.output
+    out = tmp_path / "sites.json"
+    done = subprocess.run([str(toy)], env={**os.environ, "LD_PRELOAD": str(contention.interposer()),
+                                           "SSLPERF_LOCKSTAT_OUT": str(out)}, capture_output=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == b"160000000"      # its work is not changed
+    found = json.loads(out.read_text())
+    assert found["calls"]["pthread_mutex_lock"][0] == 80_000                  # every lock call seen
+    assert found["calls"]["pthread_rwlock_rdlock"] == [80_000, 0]            # read locks: taken, never blocked
+    sites = contention.read_sites(found, toy)
+    top = sites[0]
+    assert top.kind == "pthread_mutex_lock" and top.frames[0] == "toy_contended_update", [s.label for s in sites]
+    assert top.label.startswith("pthread_mutex_lock ← toy_contended_update ← worker")
+    assert top.count > 0 and top.blocked_ns > 0
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_a_sweep_of_the_system_librarys_implicit_fetch_explains_its_second_thread(sslperf_dirs, tmp_path):
+    result = run_cli("scale", "--lib", "system", "--case", "api/digest/sha256/implicit-fetch/64", "--threads", "1,2",
+                     "--seconds", "0.3", "--rounds", "3", "--json", "--plot", tmp_path / "curves", "--no-store")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    [curve] = found["curves"]
+    assert [p["threads"] for p in curve["points"]] == [1, 2]
+    two = curve["points"][1]["efficiency"]
+    assert two["method"] == "paired" and two["low"] <= two["value"] <= two["high"]
+    assert found["environment"]["placement"]["threads_pinned"] is True
+    [explained] = found["contention"]
+    assert explained["threads"] == 2 and set(explained["blocked_share"]) == {"1", "2"}
+    # OpenSSL 3.0's implicit fetch takes a read lock per digest: counted, and where its CPU went named with it.
+    assert explained["calls"]["pthread_rwlock_rdlock"][0] > 1000
+    if not explained["cpu_profile"].startswith("no CPU profile"):
+        chains = " ".join(f"{g['function']} ← {g['callers']}" for g in explained["growing"])
+        assert "pthread_rwlock" in chains and "CRYPTO_THREAD_read_lock" in chains, explained["growing"]
+    assert {p.suffix for p in Path(tmp_path / "curves").iterdir()} == {".png", ".svg"}
+
+
+def test_default_thread_counts_go_by_powers_of_two_to_the_cpus():
+    assert sweep.counts(16) == [1, 2, 4, 8, 16] and sweep.counts(12) == [1, 2, 4, 8, 12] and sweep.counts(1) == [1]
