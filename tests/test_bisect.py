@@ -147,6 +147,27 @@ def test_bisect_over_commits_finds_the_slow_down_explains_it_and_stores_it(toy_h
     assert slow["verdicts"]["version"]["instructions"]["method"] != "paired"    # steps of a bisect are not pairs
 
 
+
+@pytest.mark.slow
+def test_a_threads_case_bisect_finds_the_commit_that_stopped_scaling_and_names_its_lock(built_openssl, in_e2e_cache,
+                                                                                         tmp_path):
+    # The history's third commit (built by the bisect above: the same commit, the same build) against one that
+    # puts the delay behind a global mutex: one thread as fast, two threads no faster than one.
+    repo = tmp_path / "openssl"
+    shas = openssl_history(in_e2e_cache["SSLPERF_CACHE_DIR"], repo, ("locked",))
+    case = "threads/own/002/digest/sha256/16"
+    result = run_cli("bisect", case, "--git", repo, "--good", shas[2], "--bad", shas[3], timeout=3600)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    boundary = re.search(r"(\w{10}) → (\w{10}): (-\d+\.\d)%", out)
+    assert boundary and (boundary.group(1), boundary.group(2)) == (shas[2][:10], shas[3][:10]), out
+    assert float(boundary.group(3)) < -20             # two threads now do about what one did
+    # The explanation: each side's contention at 2 threads against 1, the new lock and who took it on top.
+    assert "contention at 2 threads against 1, each side" in out, out
+    explained = out[out.index("Why "):]
+    assert "pthread_mutex_lock ← sslperf_toy_locked_delay" in explained, explained
+
+
 @pytest.mark.slow
 def test_compare_explain_profiles_each_significant_slow_down(built_openssl, in_e2e_cache):
     measured = run_cli("api", "--lib", built_openssl, "--lib", "system", "--filter", "api/ssl-ctx/new",

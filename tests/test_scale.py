@@ -6,11 +6,14 @@ function that took it."""
 import json
 import math
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from browser import open_page
 from conftest import DATA, run_cli
+from test_report import page_data
 
 from sslperf import figures
 from sslperf.proc import run
@@ -66,7 +69,7 @@ def test_the_interposer_names_the_contended_lock_and_its_call_site(sslperf_dirs,
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 def test_a_sweep_of_the_system_librarys_implicit_fetch_explains_its_second_thread(sslperf_dirs, tmp_path):
     result = run_cli("scale", "--lib", "system", "--case", "api/digest/sha256/implicit-fetch/64", "--threads", "1,2",
-                     "--seconds", "0.3", "--rounds", "3", "--json", "--plot", tmp_path / "curves", "--no-store")
+                     "--seconds", "0.3", "--rounds", "3", "--json", "--plot", tmp_path / "curves")
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
     [curve] = found["curves"]
@@ -82,6 +85,21 @@ def test_a_sweep_of_the_system_librarys_implicit_fetch_explains_its_second_threa
         chains = " ".join(f"{g['function']} ← {g['callers']}" for g in explained["growing"])
         assert "pthread_rwlock" in chains and "CRYPTO_THREAD_read_lock" in chains, explained["growing"]
     assert {p.suffix for p in Path(tmp_path / "curves").iterdir()} == {".png", ".svg"}
+
+    # The same run in the report: its curves drawn by the page (rate across threads, then efficiency) and as files.
+    report = tmp_path / "report"
+    result = run_cli("report", found["run_id"], "--out", report)
+    assert result.returncode == 0, result.stderr
+    charts = page_data(report / "report.html")["charts"]
+    rate, eff = [c for c in charts if c["id"].startswith("threads-")]
+    assert rate["kind"] == "size" and rate["x"] == [1, 2] and rate["x_title"].startswith("threads")
+    [points] = eff["points"].values()
+    assert [p["x"] for p in points] == [1, 2] and points[1]["y"] == pytest.approx(100 * two["value"])
+    opened = open_page((report / "report.html").as_uri(), tmp_path / "profile")
+    drawn = dict(re.findall(r'id="(threads-\d+)"[^>]*data-drawn="([^"]*)"', opened.dom))
+    assert drawn[eff["id"]].startswith("ratio/") and drawn[rate["id"]].startswith("absolute/"), drawn
+    assert "efficiency, %" in opened.dom and opened.console_errors() == []
+    assert any(p.name.startswith("scale-api-digest-sha256") and p.suffix == ".svg" for p in report.iterdir())
 
 
 def test_default_thread_counts_go_by_powers_of_two_to_the_cpus():

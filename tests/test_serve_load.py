@@ -202,7 +202,7 @@ def test_serve_cases_run_in_rounds_interleaved_across_libraries_as_bisect_measur
         assert m.figures[figures.PROCESS] == [0, 1, 2] and len(m.cpu_ns) == 3      # rounds pair across libraries
 
 
-def test_a_server_of_the_system_library_loads_the_systems_shared_libssl(sslperf_dirs):
+def test_a_server_of_the_system_library_loads_the_systems_shared_libssl(in_e2e_cache):
     system = installed.find("system")
     nginx = build.build("nginx", system)
     libssl = next(p for name, p in system.info["shared_objects"].items() if name.startswith("libssl"))

@@ -25,6 +25,18 @@ __attribute__((noinline)) static void sslperf_toy_delay(void)
 }
 """
 
+LOCKED = """
+#include <pthread.h>
+static pthread_mutex_t sslperf_toy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void sslperf_toy_locked_delay(void)
+{
+    pthread_mutex_lock(&sslperf_toy_lock);
+    sslperf_toy_delay();
+    pthread_mutex_unlock(&sslperf_toy_lock);
+}
+"""
+
 
 def git(repo: Path, *args: str, env: dict | None = None) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
@@ -43,8 +55,9 @@ def commit_all(repo: Path, message: str, hour: int | None = None) -> str:
 def openssl_history(cache_dir: str, repo: Path, extra: tuple[str, ...] = ()) -> list[str]:
     """Commits, oldest first: 1.1.1w as released, the slow-down (in
     EVP_DigestInit_ex), a harmless README line; then `extra` ones:
-    "harmless" (another README line) or "broken" (Configure that perl cannot
-    run, so the build fails at once)."""
+    "harmless" (another README line), "locked" (the delay behind one global
+    mutex: the same speed on one thread, no gain from a second) or "broken"
+    (Configure that perl cannot run, so the build fails at once)."""
     source = next(Path(cache_dir, "sources").glob("openssl-src-*+1.1.1w")) / "openssl"
     shutil.copytree(source, repo)
     git(repo, "init", "-q", "-b", "main")
@@ -61,6 +74,15 @@ def openssl_history(cache_dir: str, repo: Path, extra: tuple[str, ...] = ()) -> 
         if kind == "harmless":
             (repo / "README").write_text((repo / "README").read_text() + f"Harmless line {hour}.\n")
             shas.append(commit_all(repo, f"Harmless: README line {hour}", hour))
+        elif kind == "locked":
+            # Every digest initialisation's delay behind one global lock: threads now wait for each other there,
+            # so the rate stops growing with threads (what a scaling bisect must find and explain).
+            digest_c = repo / "crypto" / "evp" / "digest.c"
+            text = digest_c.read_text()
+            text = text.replace("    sslperf_toy_delay();\n", "    sslperf_toy_locked_delay();\n", 1)
+            text = text.replace(DELAY, DELAY + LOCKED, 1)
+            digest_c.write_text(text)
+            shas.append(commit_all(repo, "Serialise the delay behind a global lock", hour))
         elif kind == "broken":
             (repo / "Configure").write_text("this is not perl (\n")
             shas.append(commit_all(repo, "Break Configure", hour))

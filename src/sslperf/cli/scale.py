@@ -32,7 +32,8 @@ err_console = make_console(stderr=True)
 @click.option("--rounds", type=click.IntRange(2, 100), default=3, show_default=True,
               help="Rounds of every thread count, interleaved with the libraries (1 thread gets twice as many).")
 @click.option("--no-pin", is_flag=True, help="Let the threads float instead of one per CPU.")
-@click.option("--no-explain", is_flag=True, help="Do not explain the largest count (lock waits, CPU shares).")
+@click.option("--no-explain", is_flag=True,
+              help="Do not explain the largest count with a CPU per thread (lock waits, CPU shares).")
 @click.option("--plot", "plot_dir", type=OutputPath(directory=True), callback=out_dir_callback,
               help="Also draw the curves (PNG and SVG) into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")

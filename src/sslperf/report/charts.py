@@ -87,6 +87,8 @@ def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None, no
     by_group: dict[str, dict] = {}
     for m in run.measurements:
         cell = Cell(m, lib_run(m.lib))
+        if m.family == "threads":
+            continue                        # threads_charts: against the thread count
         if m.unit == "bytes" and m.size and families.family(m.family).throughput:
             key = (m.group, m.algorithm, m.operation, m.workload)
             by_size.setdefault(key, {})[(m.lib, m.size)] = cell
@@ -111,4 +113,45 @@ def run_charts(run, floors=None, lib_run: Callable[[str], str] | None = None, no
                      noise=noise)
         if made:
             charts.append(made)
+    return charts + threads_charts(run, floors, lib_run, noise, len(charts))
+
+
+def threads_charts(run, floors, lib_run: Callable[[str], str], noise, first: int = 0) -> list[dict]:
+    """Per case and thread mode swept (`sslperf scale`, `tls threads`): the rate of all threads against the
+    thread count (every view the other charts have), then the scaling efficiency against it with its interval
+    (scale.efficiency, computed here; the page only draws it)."""
+    from sslperf.measure.case_ids import parts_of
+    from sslperf.scale import plot, sweep
+
+    libs = {lib.name: lib.name for lib in run.libs}
+    by_case: dict[tuple[str, str], dict] = {}
+    for m in run.measurements:
+        if m.family == "threads" and m.size:
+            parts = parts_of(m.case)
+            by_case.setdefault((parts["case"], parts["mode"]), {})[(m.lib, m.size)] = Cell(m, lib_run(m.lib))
+    charts: list[dict] = []
+    efficiency = plot.by_case(sweep.curves(run))
+    for (case, mode), cells in by_case.items():
+        counts = sorted({n for _, n in cells})
+        made = chart(f"threads-{first + len(charts)}", f"{case} [{mode}] across threads", "size", counts,
+                     [f"{n} thread{'s' if n > 1 else ''}" for n in counts], libs, cells,
+                     next(iter(cells.values())).measurement.unit, floors=floors, noise=noise)
+        if made is None:
+            continue
+        made["x_title"] = "threads (log scale)"
+        charts.append(made)
+        curves = efficiency.get((case, mode), [])
+        if len(counts) >= 2 and curves:
+            charts.append({"id": f"threads-{first + len(charts)}", "title": f"{case} [{mode}]: scaling efficiency",
+                           "kind": "efficiency", "x": counts, "x_labels": [str(n) for n in counts], "unit": "ratio",
+                           "metrics": ["wall"], "note": "rate at N / (N × rate at 1), with its 95% interval",
+                           "series": [{"key": c.lib, "legend": libs.get(c.lib, c.lib)} for c in curves],
+                           "points": {c.lib: _efficiency_points(c, plot.series(c)) for c in curves}})
     return charts
+
+
+def _efficiency_points(curve, data: dict) -> list[dict]:
+    return [{"x": n, "y": 100 * e, "lo": None if lo is None else 100 * lo, "hi": None if hi is None else 100 * hi,
+             "method": p.efficiency.method if p.efficiency else ("definition" if n == 1 else "none")}
+            for n, e, lo, hi, p in zip(data["threads"], data["efficiency"], data["efficiency_low"],
+                                       data["efficiency_high"], curve.points) if e is not None]

@@ -77,7 +77,7 @@
   const relativeHere = chart => baseHere(chart) !== null;
   // Why a chart is not drawn as the toolbar asks, in words; "" when it is.
   function departure(chart) {
-    if (state.view !== "relative" || chart.kind === "history") return "";
+    if (state.view !== "relative" || chart.kind === "history" || chart.kind === "efficiency") return "";
     const names = Object.fromEntries((chart.series || []).map(s => [s.key, esc(s.legend)]));
     const base = baseHere(chart);
     if (base === null)
@@ -89,7 +89,7 @@
 
   function sizeChart(chart) {
     const legend = legendOf(chart);
-    const xaxis = {type: "log", title: {text: "buffer size (bytes, log scale)"}, tickvals: chart.x,
+    const xaxis = {type: "log", title: {text: chart.x_title || "buffer size (bytes, log scale)"}, tickvals: chart.x,
                    ticktext: chart.x_labels};
     if (relativeHere(chart)) {
       const base = baseHere(chart), rel = chart.relative[state.metric][base];
@@ -210,7 +210,22 @@
     return [traces, {xaxis, yaxis: {title: {text: ytitle}, rangemode: "tozero"}, shapes, annotations}];
   }
 
-  const DRAW = {size: sizeChart, bars: barsChart, history: historyChart};
+  function efficiencyChart(chart) {
+    // Scaling efficiency against threads, each point with the interval sslperf computed (none at 1 thread: 100%
+    // by definition); the same in every view, as it is a ratio already.
+    const legend = legendOf(chart);
+    const traces = Object.entries(chart.points).map(([key, points]) => ({...traceBase(key, legend[key]),
+      type: "scatter", mode: "lines+markers", x: points.map(p => p.x), y: points.map(p => p.y),
+      text: points.map(p => `${legend[key]}, ${p.x} thread${p.x > 1 ? "s" : ""}: ${p.y.toFixed(1)}%` +
+                            (p.lo != null ? `<br>95% interval ${p.lo.toFixed(1)} – ${p.hi.toFixed(1)}% (${p.method})` : "")),
+      error_y: {type: "data", visible: true, array: points.map(p => p.hi != null ? p.hi - p.y : 0),
+                arrayminus: points.map(p => p.lo != null ? p.y - p.lo : 0)}}));
+    return [traces, {xaxis: {type: "log", title: {text: "threads (log scale)"}, tickvals: chart.x, ticktext: chart.x_labels},
+                     yaxis: {title: {text: "efficiency, % (100% = N threads do N times the work)"}, rangemode: "tozero"},
+                     shapes: [{type: "line", xref: "paper", x0: 0, x1: 1, y0: 100, y1: 100, line: {color: "#888", dash: "dot"}}]}];
+  }
+
+  const DRAW = {size: sizeChart, bars: barsChart, history: historyChart, efficiency: efficiencyChart};
 
   function draw() {
     for (const chart of charts) {
@@ -222,7 +237,8 @@
         continue;
       }
       const [traces, layout] = DRAW[chart.kind](chart);
-      const view = chart.kind === "history" ? state.view : (relativeHere(chart) ? "relative" : "absolute");
+      const view = chart.kind === "history" ? state.view : chart.kind === "efficiency" ? "ratio"
+                 : (relativeHere(chart) ? "relative" : "absolute");
       const base = view === "relative" && chart.kind !== "history" ? baseHere(chart) : state.base;
       el.dataset.drawn = `${view}/${state.metric}/${base}/${state.order}`;
       const why = departure(chart);

@@ -3,7 +3,7 @@ throughput against size per algorithm with the libraries as series, grouped
 bars for signatures, key exchange and KEMs, version over version (versions_figure.py,
 from the verdict rule), RSA/EC/FFDH scaling with the fitted `a` of the `openssl speed` plotting
 write-up (the slow-down per doubled key size), TLS handshake CPU,
-loopback latency distributions and real servers under load."""
+loopback latency distributions, real servers under load and thread sweeps (scale/plot.py)."""
 
 from __future__ import annotations
 
@@ -295,4 +295,14 @@ def all_figures(run: Run, files: Batch, formats: tuple[str, ...] = ("png", "svg"
             + throughput_by_size(run, files, formats, metric) + operations_bars(run, files, formats, metric)
             + scaling_fits(run, files, formats, metric)
             + versions_figure.draw(run, files, formats, metric, floors, originals)
-            + handshake_figures(run, files, formats, metric) + serve_figure(run, files, formats))
+            + handshake_figures(run, files, formats, metric) + serve_figure(run, files, formats)
+            + scale_figures(run, files, formats, metric))
+
+
+def scale_figures(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
+    """Thread sweeps (`sslperf scale`, `tls threads`): rate and efficiency against threads, as scale --plot draws."""
+    from sslperf.scale import plot, sweep      # the threads mode's modules load only for a run that has them
+
+    if not any(m.family == "threads" for m in run.measurements):
+        return []
+    return plot.figures(sweep.curves(run, metric), files, formats, _libs(run))

@@ -83,8 +83,8 @@ def print_sweep(curves: list[Curve], contention: list[dict], console: Console, d
     for table in curves_tables(curves, details):
         console.print(table)
     if contention:
-        console.print("[bold]Why: contention at the largest count against 1 thread[/] (lock waits timed by sslperf's "
-                      "lock interposer; CPU shares by perf record -e cpu-clock)")
+        console.print("[bold]Why: contention at the largest count with a CPU per thread, against 1 thread[/] (lock "
+                      "waits timed by sslperf's lock interposer; CPU shares by perf record -e cpu-clock)")
         for found in contention:
             for line in contention_lines(found):
                 console.print(line, soft_wrap=True)

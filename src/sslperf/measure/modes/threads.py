@@ -79,7 +79,8 @@ class Session(base.Session):
 
     def finish(self, results: list[Measurement]) -> list[str]:
         """Thread counts beyond the CPUs this process may use share cores: say so (and only then). With `explain`,
-        the contention of the largest count against 1 thread, per library and case (run.settings["contention"])."""
+        the contention of the largest count with a CPU per thread against 1 thread, per library and case
+        (run.settings["contention"])."""
         if self.options.explain:
             self._explain()
         cpus = len(pinning.allowed())
@@ -94,10 +95,13 @@ class Session(base.Session):
         from sslperf.scale import contention
 
         found = self.ctx.run.settings.setdefault("contention", [])
-        largest: dict[tuple[str, str], int] = {}
+        # The largest count that has a CPU per thread: beyond, waits for a core would pass for contention.
+        cpus = len(pinning.allowed())
+        counts: dict[tuple[str, str], set[int]] = {}
         for c in self.cases:
-            key = (c.part("case"), c.part("mode"))
-            largest[key] = max(largest.get(key, 1), int(c.part("size")))
+            counts.setdefault((c.part("case"), c.part("mode")), set()).add(int(c.part("size")))
+        largest = {key: max((n for n in found_counts if n <= cpus), default=min(found_counts))
+                   for key, found_counts in counts.items()}
         for (inner, mode), n in largest.items():
             for lib in self.ctx.libs:
                 if n < 2 or self.mode.lacking(lib):
