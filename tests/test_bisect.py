@@ -149,6 +149,7 @@ def test_bisect_over_commits_finds_the_slow_down_explains_it_and_stores_it(toy_h
 
 
 @pytest.mark.slow
+@pytest.mark.timing                     # it asserts a measured change: two threads now no faster than one
 def test_a_threads_case_bisect_finds_the_commit_that_stopped_scaling_and_names_its_lock(built_openssl, in_e2e_cache,
                                                                                          tmp_path):
     # The history's third commit (built by the bisect above: the same commit, the same build) against one that

@@ -41,7 +41,7 @@ def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
     store = open_store(ctx)
     parsed = []
     for name in files:       # parse everything first: a bad file imports nothing
-        text = userfiles.read(name, importers.MAX_INPUT_BYTES, "a benchmark tool's output")
+        text = userfiles.read(name, importers.MAX_INPUT_BYTES, "benchmark tool's output")
         try:
             parsed.append((name, importers.parse(text, fmt, lib_name, name, host)))
         except SslperfError as exc:
