@@ -44,6 +44,8 @@ if [ "${EXTRAS:-}" = "test" ]; then
   want /usr/lib/postgresql postgresql
   want chromium chromium
   want runuser util-linux
+  # tests/test_docs.py renders the man page with groff's warnings on.
+  want groff groff-base
   # `sslperf recommend` snippets are checked by the servers' own config parsers.
   want /usr/sbin/nginx nginx
   want /usr/sbin/haproxy haproxy

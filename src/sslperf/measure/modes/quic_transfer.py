@@ -15,10 +15,10 @@ from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.measure.modes import base, quic, transfer_tcp
 from sslperf.results import Measurement
 
-# OpenSSL's QUIC stack stalls this way (bench/quic_write_stall.py, docs/findings.md).
+# OpenSSL's QUIC stack stalls this way (bench/quic_write_stall.py, docs/findings/quic.md).
 STALL = (" (OpenSSL's QUIC stack stalls this way when the client offers X25519 alone, as an X25519 case's client "
          "does, more often with large writes; reproduced without sslperf by bench/quic_write_stall.py, "
-         "docs/findings.md)")
+         "docs/findings/quic.md)")
 
 
 def case(suite: str, size: int | str, path: netpath.NetPath = netpath.NetPath()) -> Case:
