@@ -208,11 +208,16 @@ def select_ids(ids: list[str], patterns: tuple[str, ...]) -> list[str]:
     """Ids that match any of the glob or substring `patterns` (all when none)."""
     if not patterns:
         return ids
-    chosen = [i for i in ids if any(fnmatch.fnmatchcase(i, p) or p in i for p in patterns)]
+    chosen = [i for i in ids if matches(i, patterns)]
     if not chosen:
         raise SslperfError(f"No case matches {' or '.join(patterns)}.",
                            hint="Patterns are globs or substrings of case ids, e.g. 'cipher/aes-*-gcm/*' or 'x25519'.")
     return chosen
+
+
+def matches(case_id: str, patterns: tuple[str, ...]) -> bool:
+    """Whether the id matches one of the glob or substring `patterns`."""
+    return any(fnmatch.fnmatchcase(case_id, p) or p in case_id for p in patterns)
 
 
 def _unique(cases: list[Case]) -> list[Case]:

@@ -116,9 +116,11 @@ def tls_quic(lib_names, patterns, case_ids, requests: int, rounds: int, path_tex
     """QUIC over loopback UDP beside TLS 1.3 over TCP: GETs (default), bulk transfer, memory per connection or
     GETs from N client threads at once; the groups and certificates of the TLS 1.3 cases given (at most four),
     else quic.SHAPES; over an emulated path where one is given."""
-    path = netpath.parse(path_text)
-    given = _chosen(case_ids, patterns, []) if case_ids or patterns else []
-    shapes = [(g, c) for _, g, c in _shapes(given, "tls1.3")] or list(quic.SHAPES)
+    given = [suites.parse_case(c) for c in case_ids]
+    path = netpath.parse(path_text) if path_text else netpath.from_id(_path_of(given))
+    named = [c for c in given if c.part("template") == "tls/quic"]
+    shapes = list(dict.fromkeys([(c.part("group"), c.part("cert")) for c in named] +
+                                [(g, c) for _, g, c in _shapes(given, "tls1.3")]))[:MAX_SHAPES] or list(quic.SHAPES)
     if sum(map(bool, (transfer, memory_, client_threads))) > 1:
         raise SslperfError("--transfer, --memory and --clients are different QUIC measurements; give one of them.",
                            hint="Run them one after the other.")
@@ -129,22 +131,45 @@ def tls_quic(lib_names, patterns, case_ids, requests: int, rounds: int, path_tex
     settings.processes = rounds
     options = {"quic": quic.Options(requests, server_lib), "loopback": loopback.Options(requests, server_lib)}
     if transfer:
-        in_memory = given or suites.transfer_suite("quick")
+        in_memory = [c for c in given if c.part("template") != "tls/quic-transfer"] + [
+            suites.parse_case(f"tls/transfer/tls1.3/{c.part('suite')}/{c.part('size')}") for c in given
+            if c.part("template") == "tls/quic-transfer"]
         ms = int(max(settings.target_ms, transfer_tcp.MIN_MS))
-        return _request("sslperf tls", lib_names, quic_transfer.cases(in_memory, path), settings,
+        if not in_memory and patterns:          # patterns over the in-memory ids a transfer stands for, too
+            in_memory = [c for c in suites.transfer_suite("quick") if suites.matches(c.id, patterns)]
+        cases = quic_transfer.cases(in_memory or suites.transfer_suite("quick"), path)
+        return _request("sslperf tls", lib_names, cases if in_memory and patterns else _kept(cases, patterns),
+                        settings,
                         {"suite": "tls-quic-transfer", "path": path.id}, {"transfer-tcp": transfer_tcp.Options(ms)})
     if memory_:
         counts = tuple(plan.counts(connections, "--connections", plan.MAX_CONNECTIONS))
         settings.processes = 1
-        return _request("sslperf tls", lib_names, quic_memory.cases(shapes), settings, {"suite": "tls-quic-memory"},
+        return _request("sslperf tls", lib_names, _kept(quic_memory.cases(shapes), patterns), settings,
+                        {"suite": "tls-quic-memory"},
                         {"memory": memory.Options(counts)})
     gets = quic.cases(shapes, path)
     if client_threads:
         counts = plan.counts(client_threads, "--clients", plan.MAX_THREADS)
-        return _request("sslperf tls", lib_names, [clients.case(c, n) for c in gets for n in counts], settings,
+        return _request("sslperf tls", lib_names, _kept([clients.case(c, n) for c in gets for n in counts],
+                                                          patterns), settings,
                         {"suite": "tls-quic-threads", "threads": ",".join(map(str, counts)), "path": path.id},
                         options)
-    return _request("sslperf tls", lib_names, gets, settings, {"suite": "tls-quic", "path": path.id}, options)
+    return _request("sslperf tls", lib_names, _kept(gets, patterns), settings, {"suite": "tls-quic", "path": path.id},
+                    options)
+
+
+def _path_of(given: list[Case]) -> str | None:
+    """The emulated path the QUIC ids given name (they name one at most), for a run without --path."""
+    paths = {c.part("path") for c in given if c.part("template") in ("tls/quic", "tls/quic-transfer")} - {None}
+    if len(paths) > 1:
+        raise SslperfError(f"The QUIC cases given name {len(paths)} network paths ({', '.join(sorted(paths))}); "
+                           "one run goes over one path.", hint="Give the cases of one path per run, or --path.")
+    return next(iter(paths), None)
+
+
+def _kept(cases: list[Case], patterns) -> list[Case]:
+    """The QUIC (and beside them TCP) cases a run makes, kept by --filter: patterns match what --list prints."""
+    return suites.select(cases, patterns) if patterns else cases
 
 
 # ---- each command's parsed options (click's ctx.params) → its request: what the CLI and the fleet both call ----
