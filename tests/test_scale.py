@@ -66,6 +66,9 @@ def test_the_interposer_names_the_contended_lock_and_its_call_site(sslperf_dirs,
     assert top.count > 0 and top.blocked_ns > 0
 
 
+# Two CPUs to itself: the test command pins each parallel worker to one CPU, so it runs with the tests that
+# run alone (the timing marker); it is skipped only where the machine has one CPU.
+@pytest.mark.timing
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 def test_a_sweep_of_the_system_librarys_implicit_fetch_explains_its_second_thread(sslperf_dirs, tmp_path):
     result = run_cli("scale", "--lib", "system", "--case", "api/digest/sha256/implicit-fetch/64", "--threads", "1,2",

@@ -35,6 +35,9 @@ def toy_server(cpus: str) -> subprocess.Popen:
     return child
 
 
+# Two CPUs to itself: the test command pins each parallel worker to one CPU, so it runs with the tests that
+# run alone (the timing marker); it is skipped only where the machine has one CPU.
+@pytest.mark.timing
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 def test_a_server_with_a_worker_bound_to_each_of_its_cpus_is_placed_as_asked():
     cpus = sorted(os.sched_getaffinity(0))[:2]
