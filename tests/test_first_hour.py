@@ -155,9 +155,8 @@ def _star_rows(text: str) -> list[str]:
 
 
 @pytest.mark.timing
-def test_star_marks_no_winner_in_a_tie(sslperf_dirs, tmp_path):
-    # The system OpenSSL registered a second time: the same code in two columns of one
-    # interleaved run, so any gap between them is noise — the old tables starred one anyway.
+def add_twin(tmp_path) -> None:
+    """The system OpenSSL registered a second time, as `twin`: two libraries without a build."""
     twin = tmp_path / "twin"
     (twin / "include").mkdir(parents=True)
     (twin / "lib").mkdir()
@@ -168,12 +167,30 @@ def test_star_marks_no_winner_in_a_tie(sslperf_dirs, tmp_path):
         (twin / "lib" / name).symlink_to(system / name)
     added = run_cli("libs", "add", "twin", "--prefix", twin)
     assert added.returncode == 0, added.stderr
+
+
+def test_star_marks_no_winner_in_a_tie(sslperf_dirs, tmp_path):
+    # The system OpenSSL registered a second time: the same code in two columns of one
+    # interleaved run, so any gap between them is noise — the old tables starred one anyway.
+    add_twin(tmp_path)
     result = run_cli("speed", "--case", CASE, "--lib", "system", "--lib", "twin", *QUICK, "--no-store",
                      env={"COLUMNS": "250"})
     assert result.returncode == 0, result.stderr
     [row] = _star_rows(result.stdout)
     assert "★" not in row, result.stdout
     assert "no ★: a tie" in result.stdout
+
+
+def test_a_two_library_tls_table_in_a_pipe_fits_120_columns_a_row_a_line(sslperf_dirs, tmp_path):
+    add_twin(tmp_path)
+    result = run_cli("tls", "handshake", "--lib", "system", "--lib", "twin", "--filter", "x25519/ecdsa-p256",
+                     "--samples", "3", "--time", "2", "--no-store")
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line[:1] in "│┃"]
+    assert lines and "change" in lines[0], result.stdout
+    assert max(map(len, lines)) <= 120, result.stdout
+    rows = [line for line in lines if line.startswith("│")]
+    assert len(rows) >= 2 and all(row.split("│")[1].strip() for row in rows), result.stdout    # no wrapped lines
 
 
 @pytest.mark.timing

@@ -72,7 +72,7 @@ def _tls(m: Measurement, metric: str, details: bool):
     s = m.summary(metric)
     if s is None:
         return None
-    first = per_op(m, metric) + " per handshake" + ci_part(s)[0]
+    first = per_op(m, metric) + ci_part(s)[0]          # the title says "per handshake"
     under = []
     if details:
         client, server = m.figure_micros_per_op(figures.CLIENT_CPU), m.figure_micros_per_op(figures.SERVER_CPU)
