@@ -89,7 +89,8 @@ class Steps:
                 return
             self.said_at = now
             count = f" ({self.done}/{self.total})" if self.total else ""
-            going = f", still going after {now - self.step_at:.0f} s" if still else ""
+            age = now - self.step_at
+            going = f", still going after {age:.0f} s" if still and age >= OFF_TERMINAL_EVERY / 2 else ""
             self.console.print(f"[dim]… {escape(self.current)}{count}{going}[/dim]", soft_wrap=True)
 
 
