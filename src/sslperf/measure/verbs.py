@@ -135,11 +135,11 @@ def tls_quic(lib_names, patterns, case_ids, requests: int, rounds: int, path_tex
             suites.parse_case(f"tls/transfer/tls1.3/{c.part('suite')}/{c.part('size')}") for c in given
             if c.part("template") == "tls/quic-transfer"]
         ms = int(max(settings.target_ms, transfer_tcp.MIN_MS))
-        if not in_memory and patterns:          # patterns over the in-memory ids a transfer stands for, too
-            in_memory = [c for c in suites.transfer_suite("quick") if suites.matches(c.id, patterns)]
-        cases = quic_transfer.cases(in_memory or suites.transfer_suite("quick"), path)
-        return _request("sslperf tls", lib_names, cases if in_memory and patterns else _kept(cases, patterns),
-                        settings,
+        # Patterns choose among the in-memory ids a transfer stands for, else among the ids --list prints.
+        by_pattern = [] if in_memory or not patterns else \
+            [c for c in suites.transfer_suite("quick") if suites.matches(c.id, patterns)]
+        cases = quic_transfer.cases(in_memory or by_pattern or suites.transfer_suite("quick"), path)
+        return _request("sslperf tls", lib_names, cases if by_pattern else _kept(cases, patterns), settings,
                         {"suite": "tls-quic-transfer", "path": path.id}, {"transfer-tcp": transfer_tcp.Options(ms)})
     if memory_:
         counts = tuple(plan.counts(connections, "--connections", plan.MAX_CONNECTIONS))
