@@ -107,6 +107,27 @@ def run_cli(*args, env=None, timeout=1200):
                           text=True, timeout=timeout, env=merged)
 
 
+# `recommend` has no option for how much it measures: every case at the quick depth, 10 samples of 20 ms in each of
+# 5 worker processes. The tests that check what it advises (against its own figures and verdicts, and by the servers'
+# own parsers) depend on none of that amount, so they run the real command with the Settings recommend measures with
+# cut to 3 samples of 5 ms in 3 processes: the fewest the verdict rule still tests (fewer is `?`, a tie).
+_RECOMMEND_MEASURING_LESS = """
+import sys
+from sslperf.measure.settings import Settings
+from sslperf.recommend import evidence
+assert evidence.Settings is Settings, "recommend no longer measures with evidence.Settings: update conftest.py"
+evidence.Settings = lambda target_ms, samples, mask=None: Settings(5, 3, mask, processes=3)
+from sslperf.cli import main
+main(sys.argv[1:])
+"""
+
+
+def run_recommend_measuring_less(*args, env=None, timeout=600):
+    """`sslperf recommend ARGS`, the real command in a subprocess, measuring less (see above)."""
+    return subprocess.run([sys.executable, "-c", _RECOMMEND_MEASURING_LESS, "recommend", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
 @pytest.fixture(scope="session")
 def e2e_env(tmp_path_factory):
     """The cache of the end-to-end tests: the real libraries they build are

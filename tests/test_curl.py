@@ -5,6 +5,8 @@ where it cannot be built."""
 
 import json
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from conftest import run_cli
@@ -18,9 +20,13 @@ from sslperf.libs.model import Lib
 @pytest.mark.slow
 def test_curl_is_built_against_a_built_library_once_and_measures_like_the_harness(built_openssl, in_e2e_cache):
     lib = installed.find(built_openssl)
+    asked = time.time()
     with pytest.raises(BuildFailed) as refused:          # the newest curl needs OpenSSL 3.0: said plainly
         curl.build(lib)
     assert "needs OpenSSL 3.0 or later, and openssl-1.1.1w is OpenSSL 1.1.1w" in refused.value.message
+    # ... from the versions, before anything was configured (a build writes its log first)
+    logs = Path(in_e2e_cache["SSLPERF_CACHE_DIR"]) / "logs"
+    assert not [p for p in logs.glob(f"curl-*-{built_openssl}-*.log") if p.stat().st_mtime >= asked]
     assert "--curl 8.17" in refused.value.hint
     first = curl.build(lib, curl_spec="8.17")
     again = curl.build(lib, curl_spec="8.17")
@@ -65,7 +71,8 @@ def test_a_library_curl_cannot_build_against_is_refused_with_a_clear_message(ssl
     (prefix / "lib").mkdir()
     for name in ("libssl.a", "libcrypto.a"):
         (prefix / "lib" / name).write_bytes(b"not an archive")
-    fake = Lib("fake-tls", "registered", "openssl", "0.0", (), prefix,
+    # It says it is an OpenSSL new enough for any curl: the refusal comes from the build that fails, not the version.
+    fake = Lib("fake-tls", "registered", "openssl", "3.5.0", (), prefix,
                Linkage([f"-I{prefix / 'include'}"], [str(prefix / "lib" / "libssl.a")], static=True), {})
     with pytest.raises(BuildFailed) as refused:
         curl.build(fake)

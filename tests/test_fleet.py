@@ -19,7 +19,8 @@ pytestmark = pytest.mark.xdist_group("fleet")
 
 AES_GCM = "cipher/aes-128-gcm/encrypt/16384"
 SHA256 = "digest/sha256/16384"
-SUITE = ["--lib", "system", "--case", AES_GCM, "--case", SHA256, "--time", "5", "--samples", "5"]
+# One worker process per case and library: what is asserted on is the cases, the machines and the rates.
+SUITE = ["--lib", "system", "--case", AES_GCM, "--case", SHA256, "--time", "5", "--samples", "5", "--processes", "1"]
 
 
 class Cluster:
@@ -37,12 +38,13 @@ class Cluster:
         return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **env},
                                 start_new_session=True)
 
-    def worker(self, tag, *extra, cache=None):
+    def worker(self, tag, *extra, cache=None, wait=True):
         env = {"SSLPERF_CACHE_DIR": str(cache or private_cache(self.root / f"cache-{tag}")),
                "SSLPERF_DATA_DIR": str(self.root / f"data-{tag}")}
         self.workers[tag] = self._start(f"worker-{tag}", [sys.executable, "-m", "sslperf", "fleet", "worker",
                                                           "--scheduler", self.address, "--tag", tag, *extra], env)
-        self.wait_for(tag)
+        if wait:            # else the caller waits for it (workers started together join together)
+            self.wait_for(tag)
         return self.workers[tag]
 
     def wait_for(self, tag, seconds=60):
@@ -51,7 +53,7 @@ class Cluster:
             listed = self.cli("fleet", "machines", "--scheduler", self.address, timeout=60)
             if listed.returncode == 0 and f" {tag} " in listed.stdout:
                 return
-            time.sleep(1)
+            time.sleep(0.2)
         raise AssertionError(f"worker {tag} never joined: " + (self.root / f"worker-{tag}.log").read_text())
 
     def cli(self, *args, timeout=900):
@@ -75,8 +77,10 @@ def cluster(tmp_path_factory, postgres_url):
         store.delete(row["id"])
     made = Cluster(tmp_path_factory.mktemp("fleet"), postgres_url)
     try:
-        made.worker("lab-a")
-        made.worker("lab-b", "--cpu-mask", "no-aesni")
+        made.worker("lab-a", wait=False)
+        made.worker("lab-b", "--cpu-mask", "no-aesni", wait=False)
+        made.wait_for("lab-a")
+        made.wait_for("lab-b")
         yield made
     finally:
         made.stop()
@@ -133,14 +137,14 @@ def test_a_worker_lost_mid_suite_loses_only_its_unfinished_case(cluster, how):
     worker = cluster.worker(tag)
     cases = [a for size in (16, 64, 256, 1024, 8192, 16384) for a in ("--case", f"digest/sha256/{size}")]
     client = subprocess.Popen([sys.executable, "-m", "sslperf", "--db", cluster.db, "fleet", "speed", "--scheduler",
-                               cluster.address, "--machine", tag, "--lib", "system", *cases, "--time", "200",
+                               cluster.address, "--machine", tag, "--lib", "system", *cases, "--time", "100",
                                "--samples", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, **cluster.client_env})
     store = Store(cluster.db)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         runs = [r for r in store.list() if r["host"] == tag]
-        if runs and runs[0]["measurements"] >= 2:     # a pass has measured two cases; ~20 s of the run are left
+        if runs and runs[0]["measurements"] >= 2:     # a pass has measured two cases; ~10 s of the run are left
             break
         time.sleep(0.5)
     else:
@@ -184,8 +188,10 @@ def test_a_library_one_machine_lacks_is_named_before_anything_runs(cluster):
 
 @pytest.mark.slow
 def test_a_build_one_machine_has_is_copied_to_the_others_and_measures_there(cluster, built_openssl, e2e_env):
-    cluster.worker("lab-src", cache=e2e_env["SSLPERF_CACHE_DIR"])
-    cluster.worker("lab-dst")
+    cluster.worker("lab-src", cache=e2e_env["SSLPERF_CACHE_DIR"], wait=False)
+    cluster.worker("lab-dst", wait=False)
+    cluster.wait_for("lab-src")
+    cluster.wait_for("lab-dst")
     made = cluster.cli("fleet", "build", "--scheduler", cluster.address, "--machine", "lab-src", "--machine",
                        "lab-dst", built_openssl)
     assert made.returncode == 0, made.stdout + made.stderr
@@ -193,7 +199,7 @@ def test_a_build_one_machine_has_is_copied_to_the_others_and_measures_there(clus
     assert "in hand" in row and "lab-dst" in row           # taken from lab-src, built nowhere, copied to lab-dst
     assert list((cluster.root / "cache-lab-dst" / "libs").iterdir())
     measured = cluster.cli("fleet", "speed", "--scheduler", cluster.address, "--machine", "lab-dst", "--lib",
-                           built_openssl, "--case", SHA256, "--time", "3", "--samples", "3")
+                           built_openssl, "--case", SHA256, "--time", "3", "--samples", "3", "--processes", "1")
     assert measured.returncode == 0, measured.stdout + measured.stderr
     run = next(r for r in Store(cluster.db).list() if r["host"] == "lab-dst")
     assert run["libs"] == [built_openssl] and run["measurements"] == 1 and run["state"] == "complete"
@@ -204,7 +210,7 @@ def test_fleet_api_runs_the_request_api_makes_on_both_machine_types_masked_and_n
     API cases too (api has no --cpu-mask of its own), lab-a runs unmasked."""
     before = {row["id"] for row in Store(cluster.db).list()}
     result = cluster.cli("fleet", "api", "--scheduler", cluster.address, "--lib", "system", "--filter",
-                         "api/digest/sha256/implicit-fetch/64", "--time", "5", "--samples", "3")
+                         "api/digest/sha256/implicit-fetch/64", "--time", "5", "--samples", "3", "--processes", "1")
     assert result.returncode == 0, result.stdout + result.stderr
     runs = {row["host"]: row for row in Store(cluster.db).list() if row["id"] not in before}
     assert set(runs) == {"lab-a", "lab-b"} and all(r["state"] == "complete" for r in runs.values())
@@ -235,14 +241,25 @@ def test_a_users_own_run_on_a_fleet_host_waits_for_the_hosts_measuring_lock(clus
 
     fd = os.open(hostlock.HOST_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    out_file, err_file = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+
+    def said() -> str:
+        return out_file.read_text() + err_file.read_text()
+
     try:
-        own = subprocess.Popen([sys.executable, "-m", "sslperf", "speed", "--case", SHA256, "--time", "2",
-                                "--samples", "3", "--no-store"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, **cluster.client_env})
-        time.sleep(5)
+        with open(out_file, "w") as out, open(err_file, "w") as err:
+            own = subprocess.Popen([sys.executable, "-m", "sslperf", "speed", "--case", SHA256, "--time", "2",
+                                    "--samples", "3", "--processes", "1", "--no-store"], stdout=out, stderr=err,
+                                   text=True, env={**os.environ, **cluster.client_env})
+        # held until the run says it waits (or 60 s), then for a moment more: it must not have gone on regardless
+        deadline = time.monotonic() + 60
+        while "waiting for another measurement" not in said() and own.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1)
         assert own.poll() is None                       # still waiting for the lock
     finally:
         os.close(fd)
-    out, err = own.communicate(timeout=300)
+    own.wait(timeout=300)
+    out, err = out_file.read_text(), err_file.read_text()
     assert own.returncode == 0, out + err
     assert "waiting for another measurement on this host" in out + err

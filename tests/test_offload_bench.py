@@ -5,10 +5,13 @@ threshold logic on the AF_ALG engine write-up's real `openssl speed`
 figures (Marvell CESA, OpenSSL 1.1.1d; tests/data/offload) and on
 constructed runs."""
 
+import contextlib
 import errno
+import io
 import json
 import re
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -133,6 +136,17 @@ def test_a_kernel_case_is_checked_against_the_library(harness):
 
 # ---- the verb, end to end ---------------------------------------------------------------
 
+def here(*args) -> subprocess.CompletedProcess:
+    """`sslperf ARGS` run inside this process, as the real command's entry point (no new interpreter, a second
+    or so less): for the verbs that only read back what a measuring run (run as its own process) stored."""
+    from sslperf.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.raises(SystemExit) as done:
+        main([str(a) for a in args])
+    return subprocess.CompletedProcess(args, done.value.code or 0, out.getvalue(), err.getvalue())
+
+
 def test_user_only_stores_a_run_that_runs_show_and_compare_read(cache, tmp_path):
     first = run_cli(*USER_ONLY)
     assert first.returncode == 0, first.stderr
@@ -147,26 +161,26 @@ def test_user_only_stores_a_run_that_runs_show_and_compare_read(cache, tmp_path)
         assert m["status"] == "ok" and len(m["ops"]) == 3 and len(set(m["figures"][figures.PROCESS])) == 3
     assert exported["analysis"]["algorithms"][0]["verdict"] == "library only (the kernel side was not measured)"
 
-    sources = {r["id"]: r["source"] for r in json.loads(run_cli("runs", "list", "--json").stdout)}
+    sources = {r["id"]: r["source"] for r in json.loads(here("runs", "list", "--json").stdout)}
     assert sources[run_id] == sources[exported["id"]] == "sslperf offload bench"
-    shown = run_cli("runs", "show", run_id)
+    shown = here("runs", "show", run_id)
     assert shown.returncode == 0 and "Kernel crypto (AF_ALG)" in shown.stdout
     assert "sha512 hash 4096 B [user]" in shown.stdout
-    compared = run_cli("compare", run_id, exported["id"])
+    compared = here("compare", run_id, exported["id"])
     assert compared.returncode == 0, compared.stderr
     assert "aes-128-ctr encrypt 64 B [user]" in compared.stdout
 
     # --from: the stored run, its export, and the --json output all read back
-    by_id = run_cli("offload", "bench", "--from", run_id)
+    by_id = here("offload", "bench", "--from", run_id)
     assert by_id.returncode == 0 and "library side only" in by_id.stdout, by_id.stderr
     export = tmp_path / "run.json"
-    assert run_cli("runs", "export", run_id, "--out", export).returncode == 0
-    from_file = run_cli("offload", "bench", "--from", export)
+    assert here("runs", "export", run_id, "--out", export).returncode == 0
+    from_file = here("offload", "bench", "--from", export)
     assert from_file.returncode == 0 and from_file.stdout == by_id.stdout
     printed = tmp_path / "printed.json"
     printed.write_text(second.stdout)
-    assert run_cli("offload", "bench", "--from", printed).returncode == 0
-    no_config = run_cli("offload", "bench", "--from", run_id, "--config-out", tmp_path / "x.cnf")
+    assert here("offload", "bench", "--from", printed).returncode == 0
+    no_config = here("offload", "bench", "--from", run_id, "--config-out", tmp_path / "x.cnf")
     assert no_config.returncode == 2 and "no thresholds" in no_config.stderr
 
 

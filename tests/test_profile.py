@@ -285,7 +285,7 @@ def test_perf_vs_where_perf_can_record(built_openssl, built_30, e2e_env, tmp_pat
     problem = record.perf_problem()
     if problem:
         pytest.skip(f"perf cannot record here: {problem}")
-    got = profile_json(tmp_path, "--lib", built_openssl, "--vs", built_30, "--tool", "perf", "--seconds", "1",
+    got = profile_json(tmp_path, "--lib", built_openssl, "--vs", built_30, "--tool", "perf", "--seconds", "0.5",
                        env=e2e_env)
     old, new = (Profile.from_dict(p) for p in got["profiles"])
     assert got["tool"] == "perf" and old.ops > 0 and new.ops > 0 and old.samples and new.samples
@@ -294,7 +294,7 @@ def test_perf_vs_where_perf_can_record(built_openssl, built_30, e2e_env, tmp_pat
     assert new.function("OSSL_DECODER_CTX_new_for_pkey").inclusive_share > 30
     assert old.function("OSSL_DECODER_CTX_new_for_pkey") is None
     assert os.path.getsize(new.raw) > 0
-    table = run_cli("profile", CASE, "--lib", built_openssl, "--tool", "perf", "--seconds", "0.5", "--top", "5",
+    table = run_cli("profile", CASE, "--lib", built_openssl, "--tool", "perf", "--seconds", "0.3", "--top", "5",
                     "--out", tmp_path / "one", env=e2e_env)
     assert table.returncode == 0, table.stderr
     assert "Top 5 functions by self cost" in table.stdout and "profiling with perf" in table.stderr

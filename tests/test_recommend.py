@@ -10,9 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_cli
+from conftest import DATA, run_cli, run_recommend_measuring_less
 
-from sslperf.recommend import decide
+from sslperf.cli import main
+from sslperf.errors import SslperfError
+from sslperf.recommend import advise, decide
 from sslperf.recommend.check import LibraryCheck
 from sslperf.results import Run
 
@@ -51,6 +53,14 @@ def _cli(*args, env):
     return result.stdout
 
 
+def _measuring_cli(*args, env):
+    """`sslperf ARGS` (recommend) that measures: the real command, measuring less (conftest.run_recommend_measuring_less)."""
+    assert args[0] == "recommend"
+    result = run_recommend_measuring_less(*args[1:], env=env)
+    assert result.returncode == 0, result.stderr + result.stdout
+    return result.stdout
+
+
 @pytest.fixture(scope="module")
 def store_env(tmp_path_factory):
     root = tmp_path_factory.mktemp("recommend")
@@ -61,7 +71,7 @@ def store_env(tmp_path_factory):
 def system_advice(store_env):
     """One real measurement of the system library; later calls reuse its runs."""
     env = {"SSLPERF_DB": store_env["SSLPERF_DB"]}
-    advice = json.loads(_cli("recommend", "--json", env=env))
+    advice = json.loads(_measuring_cli("recommend", "--json", env=env))
     assert len(advice["runs"]) == 2          # as the CPU is, and with AES-NI hidden
     return advice, [x for run in advice["runs"] for x in ("--from-run", run)], env
 
@@ -108,9 +118,10 @@ def test_aead_order_follows_the_measurement_and_flips_to_chacha_for_mobile_clien
     assert mobile["runs"] == advice["runs"]        # nothing measured again
 
 
-def test_a_recent_run_is_reused_and_named_and_fresh_measures_anew(system_advice):
+def test_a_recent_run_is_reused_and_named_and_fresh_measures_anew(system_advice, monkeypatch, capsys):
     """Back to back, recommend argues from the same figures: the runs the first call measured, named; --fresh
-    measures anew."""
+    asks the scheduler for every case again, though those runs are there (the scheduler replaced by one that
+    records what it is asked and stops: a real measurement is what the fixture above is)."""
     advice, _, env = system_advice
     again = run_cli("recommend", "--json", env=env, timeout=600)
     assert again.returncode == 0, again.stderr
@@ -119,11 +130,19 @@ def test_a_recent_run_is_reused_and_named_and_fresh_measures_anew(system_advice)
     assert f"figures from run {plain} (recommend, " in again.stderr
     assert f"run {masked} (recommend with AES-NI hidden, " in again.stderr
     assert "--fresh measures anew" in again.stderr
-    fresh = run_cli("recommend", "--json", "--fresh", env=env, timeout=600)
-    assert fresh.returncode == 0, fresh.stderr
-    measured = json.loads(fresh.stdout)["runs"]
-    assert len(measured) == 2 and not set(measured) & set(advice["runs"])
-    assert "measured now: run " in fresh.stderr and "figures from" not in fresh.stderr
+
+    asked = []
+
+    def record_and_stop(libs, cases, settings, *args, **kwargs):
+        asked.append(([lib.name for lib in libs], [c.id for c in cases], settings.mask))
+        raise SslperfError("measured nothing (test)")
+    monkeypatch.setattr(advise.scheduler, "measure", record_and_stop)
+    monkeypatch.setenv("SSLPERF_DB", env["SSLPERF_DB"])
+    with pytest.raises(SystemExit) as done:
+        main(["recommend", "--json", "--fresh"])
+    assert done.value.code == 2 and "measured nothing (test)" in capsys.readouterr().err
+    plain_cases, _ = decide.needed_cases(128)
+    assert asked == [(["system"], plain_cases, None)]       # every case, as the CPU is, before anything else
 
 
 def test_min_security_raises_every_choice(system_advice):
@@ -268,7 +287,7 @@ def test_openssl_cnf_is_refused_for_boringssl_and_bad_runs_are_explained(store_e
 @pytest.mark.slow
 def test_built_library_advice_is_valid(built_openssl, in_e2e_cache, server_cert, tmp_path):
     env = {"SSLPERF_DB": f"sqlite:///{tmp_path / 'runs.db'}"}
-    advice = json.loads(_cli("recommend", "--json", "--lib", built_openssl, env=env))
+    advice = json.loads(_measuring_cli("recommend", "--json", "--lib", built_openssl, env=env))
     assert advice["version"].startswith("OpenSSL 1.1.1w")
     assert not any("MLKEM" in g for g in advice["groups"])        # 1.1.1 has no ML-KEM
     from_runs = [x for run in advice["runs"] for x in ("--from-run", run)]

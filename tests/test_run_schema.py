@@ -23,6 +23,9 @@ from sslperf.measure.settings import Settings
 from sslperf.results import LibInfo, Measurement, Run
 from sslperf.stats import Summary
 
+# One worker takes the module, so its real runs (the `runs` fixture) are made once, not once per worker.
+pytestmark = pytest.mark.xdist_group("run-schema")
+
 SCHEMA_FILE = Path(__file__).parent.parent / "docs" / "reference" / "run.schema.json"
 SHORT = ("--time", "5", "--samples", "3", "--processes", "3")      # a few ms of measuring per case
 SPEED_CASES = ("digest/sha256/64", "digest/sha256/16384", "kem/ml-kem-768/encaps")   # ML-KEM: n/a before 3.5

@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -17,6 +20,27 @@ def test_median_ci_has_at_least_95_percent_coverage(n):
     k = int(low) + 1                                          # 1-based rank of the lower bound
     coverage = 1 - 2 * sps.binom.cdf(k - 1, n, 0.5)
     assert coverage >= 0.95 and int(high) == n - k
+
+
+def test_median_ranks_are_scipys_binomial_quantiles_for_every_n():
+    """The ranks summed by hand are those scipy.stats' binomial gives (its ppf, stepped down where its cdf says)."""
+    for confidence in (0.9, 0.95, 0.99):
+        alpha = 1 - confidence
+        for n in [*range(1, 1501), 4999, 20000, 123457]:
+            k = int(sps.binom.ppf(alpha / 2, n, 0.5))
+            if k < 1 or sps.binom.cdf(k - 1, n, 0.5) > alpha / 2:
+                k = max(k - 1, 0)
+            assert stats._median_rank(n, confidence) == k, (n, confidence)
+
+
+def test_a_measuring_command_does_not_import_scipy_stats(sslperf_dirs):
+    """scipy.stats takes 0.7 s to import: a run that tests nothing (one library) must not pay it for its CIs."""
+    said = subprocess.run(
+        [sys.executable, "-c", "import atexit, sys; atexit.register(lambda: print('scipy.stats' in sys.modules)); "
+         "from sslperf.cli import main; main(sys.argv[1:])", "speed", "--lib", "system", "--case", "digest/sha256/64",
+         "--time", "2", "--samples", "7", "--no-store"], capture_output=True, text=True, timeout=300)
+    assert said.returncode == 0, said.stderr
+    assert "±" in said.stdout and said.stdout.splitlines()[-1] == "False", said.stdout    # a CI, and no scipy
 
 
 def test_describe_gives_the_descstat_figures():

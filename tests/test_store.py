@@ -110,6 +110,16 @@ def test_resolve_latest_prefix_and_errors(store):
     assert [r["id"] for r in store.list()] == [second.id]
 
 
+def _processes():
+    """A context whose processes are forked from one server process that imported this module (and so sqlalchemy
+    and sslperf) once: separate processes all the same, each without the second or so a spawned one spends on its
+    imports. The server is single-threaded, so forking it is safe where forking this process (pytest's and
+    xdist's threads) would not be."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
 def _writer(url: str, index: int) -> None:
     store = Store(url)
     run = make_run(libs=(f"lib-{index}",), cases=tuple(f"digest/sha256/{n}" for n in range(1, 41)))
@@ -119,7 +129,7 @@ def _writer(url: str, index: int) -> None:
 
 
 def test_two_runs_writing_at_once_lose_nothing(store):
-    ctx = multiprocessing.get_context("spawn")
+    ctx = _processes()
     workers = [ctx.Process(target=_writer, args=(store.url, i)) for i in range(2)]
     for w in workers:
         w.start()
@@ -188,7 +198,7 @@ def _opener(url: str, barrier, results, index: int) -> None:
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_many_processes_opening_a_new_store_at_once(backend, tmp_path, request):
     url = f"sqlite:///{tmp_path / 'new.db'}" if backend == "sqlite" else request.getfixturevalue("new_pg_url")
-    ctx = multiprocessing.get_context("spawn")
+    ctx = _processes()
     count = 8
     barrier, results = ctx.Barrier(count), ctx.Queue()
     workers = [ctx.Process(target=_opener, args=(url, barrier, results, i)) for i in range(count)]

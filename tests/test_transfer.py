@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from conftest import run_cli
+from conftest import private_cache, run_cli
 
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
@@ -84,16 +84,22 @@ def test_the_transfer_table_shows_throughput_and_the_send_receive_split(sslperf_
     assert "B/s" in result.stdout
 
 
-def tcp_run(case="tls/transfer/tls1.3/aes-128-gcm/16384"):
-    result = run_cli("tls", "--transfer", "--loopback", "--case", case, "--time", "100", "--samples", "6", "--json",
-                     "--no-store")
+@pytest.fixture(scope="module")
+def tcp_run(tmp_path_factory):
+    """One loopback transfer run (the TCP case with kernel TLS off and on), in private dirs as sslperf_dirs makes
+    them; the two tests below read it (the same command each ran before)."""
+    root = tmp_path_factory.mktemp("transfer-tcp")
+    env = {"SSLPERF_CACHE_DIR": str(private_cache(root / "cache")), "SSLPERF_DATA_DIR": str(root / "data")}
+    result = run_cli("tls", "--transfer", "--loopback", "--case", "tls/transfer/tls1.3/aes-128-gcm/16384", "--time",
+                     "100", "--samples", "6", "--json", "--no-store", env=env)
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
     return run, {m["case"]: m for m in run["measurements"]}
 
 
-def test_over_loopback_tcp_the_bytes_written_arrive(sslperf_dirs):
-    run, got = tcp_run()
+@pytest.mark.xdist_group("transfer-tcp")        # with the test below, so the run above is made once
+def test_over_loopback_tcp_the_bytes_written_arrive(tcp_run):
+    run, got = tcp_run
     plain = got["tls/transfer-tcp/tls1.3/aes-128-gcm/16384/no-ktls"]
     assert plain["status"] == "ok", plain["reason"]
     assert len(plain["ops"]) == 3 and min(plain["ops"]) > 100           # three rounds, each many 16 KiB writes
@@ -102,8 +108,9 @@ def test_over_loopback_tcp_the_bytes_written_arrive(sslperf_dirs):
     assert run["environment"]["placement"]["server_cpu"] is not None or run["environment"]["placement"]
 
 
-def test_kernel_tls_is_used_where_the_kernel_and_library_allow_it(sslperf_dirs):
-    run, got = tcp_run()
+@pytest.mark.xdist_group("transfer-tcp")
+def test_kernel_tls_is_used_where_the_kernel_and_library_allow_it(tcp_run):
+    run, got = tcp_run
     kernel = got["tls/transfer-tcp/tls1.3/aes-128-gcm/16384/ktls"]
     if kernel["status"] != "ok":      # n/a, and it says precisely why (here: no tls module in the kernel)
         assert kernel["status"] == "n/a" and kernel["reason"].startswith("kernel TLS was asked for but not used")

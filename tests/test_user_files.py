@@ -4,6 +4,8 @@ refuses an empty path, and reads at most a cap of whatever path it is given
 (/dev/zero, an endless standard input). Every writing verb is tried on a
 decoy through the real command."""
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -20,10 +22,20 @@ SPEED_OUTPUT = DATA / "speed" / "openssl-3.0.8-text.txt"
 RECORDING = DATA / "offload" / "afalg-seed004-run.json"
 
 
+def here(*args) -> str:
+    """`sslperf ARGS` run inside this process (no new interpreter), for what only lays out or reads the test's store
+    around the command under test (which runs as its own process): its standard output."""
+    from sslperf.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
+        main([str(a) for a in args])
+    assert done.value.code in (0, None), out.getvalue()
+    return out.getvalue()
+
+
 def imported() -> str:
-    result = run_cli("import", SPEED_OUTPUT)
-    assert result.returncode == 0, result.stderr
-    return re.search(r"as run (\S+)", result.stdout).group(1)
+    return re.search(r"as run (\S+)", here("import", SPEED_OUTPUT)).group(1)
 
 
 def refused_one_paragraph(result, *needles):
@@ -132,11 +144,11 @@ WRITERS = [  # (verb, arguments with {out}, how to lay the decoy)
 def test_a_decoy_survives_every_writing_verb(sslperf_dirs, tmp_path, verb, args, lay):
     imported()                                      # runs export and report have a run to write
     out, decoy = lay(tmp_path)
-    runs_before = run_cli("runs", "list", "--json").stdout
+    runs_before = here("runs", "list", "--json")
     result = run_cli(*[str(out) if a == "{out}" else a for a in args])
     refused_one_paragraph(result, "sslperf did not write", "--force")
     assert decoy.read_text() == DECOY
-    assert run_cli("runs", "list", "--json").stdout == runs_before      # refused before anything was measured
+    assert here("runs", "list", "--json") == runs_before                # refused before anything was measured
 
 
 @pytest.mark.parametrize("kind", ["file", "report page"])

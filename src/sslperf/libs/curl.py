@@ -60,6 +60,9 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
     progress = progress or SilentProgress()
     crate = release(curl_spec)
     curl_version = (crate.build_metadata or "curl-?").removeprefix("curl-")
+    if _needs_openssl3(curl_version) and lib.flavor == "openssl" and lib.version and \
+            versions.sort_key(lib.version) < versions.sort_key("3.0.0"):
+        raise _too_old(curl_version, lib)        # said before configuring, as the build would say it a minute later
     compiler = compiler_identity(cmake=True)
     key = hashlib.sha256(json.dumps({"recipe": RECIPE, "curl": crate.cksum, "lib": dependents.lib_identity(lib),
                                      "compiler": compiler}, sort_keys=True).encode()).hexdigest()
@@ -81,6 +84,18 @@ def build(lib: Lib, progress: Progress | None = None, curl_spec: str | None = No
     finally:
         tempdirs.remove(work)
     return Curl(home / "bin" / "curl", curl_version, lib.name, False, time.monotonic() - started)
+
+
+def _needs_openssl3(curl_version: str) -> bool:
+    """curl 8.18 dropped OpenSSL 1.1.1 (its configure refuses anything older than 3.0)."""
+    return versions.sort_key(curl_version) >= versions.sort_key("8.18.0")
+
+
+def _too_old(curl_version: str, lib: Lib) -> BuildFailed:
+    return BuildFailed(f"curl {curl_version} needs OpenSSL 3.0 or later, and {lib.name} is "
+                       f"{lib.version_string or lib.flavor}.",
+                       hint="curl 8.17 is the last that builds against OpenSSL 1.1.1: give --curl 8.17 to "
+                            "compare 1.1.1 with later releases through the same curl.")
 
 
 def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Progress, curl_version: str) -> None:
@@ -108,10 +123,7 @@ def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Pr
         progress.phase(f"curl {curl_version}: {phase}")
         result = run(command, timeout=timeout, log=log, env=env)
         if result.returncode != 0 and re.search(r"OpenSSL 3\.0\.0 or (greater|later) required", result.output):
-            raise BuildFailed(f"curl {curl_version} needs OpenSSL 3.0 or later, and {lib.name} is "
-                              f"{lib.version_string or lib.flavor}.",
-                              hint="curl 8.17 is the last that builds against OpenSSL 1.1.1: give --curl 8.17 to "
-                                   "compare 1.1.1 with later releases through the same curl.")
+            raise _too_old(curl_version, lib)
         if result.returncode != 0:
             tail = "\n".join("    " + line for line in result.output.rstrip().splitlines()[-12:])
             raise BuildFailed(f"curl {curl_version} cannot be built against {lib.name} "

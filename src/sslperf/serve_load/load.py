@@ -106,7 +106,8 @@ def one_round(build: ServerBuild, setup: config.Setup, load: Load, client_cpus: 
     with _serving(build, setup, conf) as server:
         described = _checked_get(setup)
         placement_problem(server.pid, setup.cpus, setup.server)
-        _wrk(setup, load, load.warmup_seconds, client_cpus)
+        if load.warmup_seconds > 0:        # --warmup 0: none (wrk itself would round 0 s up to 1 s)
+            _wrk(setup, load, load.warmup_seconds, client_cpus)
         started = _group_cpu_s(server.pid)
         figures, client_cpu = _wrk(setup, load, load.seconds, client_cpus)
         server_cpu = _group_cpu_s(server.pid) - started

@@ -91,10 +91,13 @@ static void *accept_worker(void *p)
         int conn = accept(a->fd, NULL, NULL);
         if (conn < 0)
             continue;                                      /* another worker took it */
-        if (atomic_fetch_add(&a->served, 1) >= a->max_connections) {
+        int taken = atomic_fetch_add(&a->served, 1);
+        if (taken >= a->max_connections) {
             close(conn);
             break;
         }
+        if (taken + 1 == a->max_connections)
+            shutdown(a->fd, SHUT_RDWR);      /* the last one: wake the workers still waiting in poll() */
         setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         a->serve(a->ctx, conn);
         close(conn);

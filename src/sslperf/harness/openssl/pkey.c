@@ -179,6 +179,30 @@ static EVP_PKEY *generate(EVP_PKEY_CTX *ctx)
     return EVP_PKEY_keygen(ctx, &key) > 0 ? key : NULL;
 }
 
+/* An RSA key takes up to seconds to make (4096 bits), a case's setup, not what it measures: a thread makes one of
+ * each size and every case of that size it prepares (sign, verify, the check before keygen) uses it. Per thread,
+ * so that threads never share a key (nor its blinding's lock). */
+#define RSA_SIZES 8
+static _Thread_local EVP_PKEY *rsa_keys[RSA_SIZES];
+static _Thread_local int rsa_key_bits[RSA_SIZES];
+
+static EVP_PKEY *rsa_key(const key_alg *a, EVP_PKEY_CTX *gen)
+{
+    for (int i = 0; i < RSA_SIZES; i++) {
+        if (rsa_keys[i] && rsa_key_bits[i] == a->param)
+            return EVP_PKEY_up_ref(rsa_keys[i]) ? rsa_keys[i] : NULL;
+        if (!rsa_keys[i]) {
+            EVP_PKEY *key = generate(gen);
+            if (key && EVP_PKEY_up_ref(key)) {
+                rsa_keys[i] = key;
+                rsa_key_bits[i] = a->param;
+            }
+            return key;
+        }
+    }
+    return generate(gen);
+}
+
 /* ---- operations -------------------------------------------------------- */
 
 static int one_shot_sig(const key_alg *a)
@@ -389,7 +413,7 @@ prep_status prepare_pkey(const case_name *name, bench_case *out, prep_result *re
         release_pkey(s);
         return prep_na(res, "%s cannot make %s keys through EVP_PKEY", sp_flavor(), alg->ossl_name);
     }
-    if (!(s->key = generate(gen))) {
+    if (!(s->key = alg->kind == K_RSA ? rsa_key(alg, gen) : generate(gen))) {
         status = prep_error(res, "%s key generation failed", alg->name);
     } else if (keygen_only) {
         s->ctx = gen;

@@ -92,6 +92,18 @@ static EVP_PKEY *make_key(int c)
     return ok ? key : NULL;
 }
 
+/* A leaf's key: RSA ones made once per row and thread (seconds at 4096 bits, setup that every case with that
+ * certificate would otherwise repeat), the others anew. */
+static EVP_PKEY *leaf_key(int c)
+{
+    static _Thread_local EVP_PKEY *made[SP_TLS_N_CERTS];
+    if (CERTS[c].type != EVP_PKEY_RSA)
+        return make_key(c);
+    if (!made[c])
+        made[c] = make_key(c);
+    return made[c] && EVP_PKEY_up_ref(made[c]) ? made[c] : NULL;
+}
+
 /* A certificate for `key` named `cn`, signed by `issuer_key` (self-signed when
  * `issuer` is NULL). */
 static X509 *certificate(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *issuer_key, int ca)
@@ -199,7 +211,7 @@ SSL_CTX *tls_client_ctx(const tls_config *cfg, const char *ca_file)
 prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, char *ca_file, size_t ca_file_len,
                           prep_result *res)
 {
-    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(SP_TLS_CERTS))), *key = make_key(cfg->cert_row);
+    EVP_PKEY *ca_key = make_key(sp_find("ecdsa-p256", SP_ROWS(SP_TLS_CERTS))), *key = leaf_key(cfg->cert_row);
     X509 *ca = ca_key ? certificate(ca_key, "sslperf TLS test CA", NULL, ca_key, 1) : NULL;
     X509 *leaf = ca && key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
     prep_status status = PREP_OK;
