@@ -19,8 +19,7 @@ pytestmark = pytest.mark.xdist_group("fleet")
 
 AES_GCM = "cipher/aes-128-gcm/encrypt/16384"
 SHA256 = "digest/sha256/16384"
-# One worker process per case and library: what is asserted on is the cases, the machines and the rates.
-SUITE = ["--lib", "system", "--case", AES_GCM, "--case", SHA256, "--time", "5", "--samples", "5", "--processes", "1"]
+SUITE = ["--lib", "system", "--case", AES_GCM, "--case", SHA256, "--time", "5", "--samples", "5"]
 
 
 class Cluster:
@@ -77,10 +76,8 @@ def cluster(tmp_path_factory, postgres_url):
         store.delete(row["id"])
     made = Cluster(tmp_path_factory.mktemp("fleet"), postgres_url)
     try:
-        made.worker("lab-a", wait=False)
-        made.worker("lab-b", "--cpu-mask", "no-aesni", wait=False)
-        made.wait_for("lab-a")
-        made.wait_for("lab-b")
+        made.worker("lab-a")
+        made.worker("lab-b", "--cpu-mask", "no-aesni")
         yield made
     finally:
         made.stop()

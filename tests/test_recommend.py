@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_cli, run_recommend_measuring_less
+from conftest import DATA, run_cli
 
 from sslperf.cli import main
 from sslperf.errors import SslperfError
@@ -53,14 +53,6 @@ def _cli(*args, env):
     return result.stdout
 
 
-def _measuring_cli(*args, env):
-    """`sslperf ARGS` (recommend) that measures: the real command, measuring less (conftest.run_recommend_measuring_less)."""
-    assert args[0] == "recommend"
-    result = run_recommend_measuring_less(*args[1:], env=env)
-    assert result.returncode == 0, result.stderr + result.stdout
-    return result.stdout
-
-
 @pytest.fixture(scope="module")
 def store_env(tmp_path_factory):
     root = tmp_path_factory.mktemp("recommend")
@@ -71,7 +63,7 @@ def store_env(tmp_path_factory):
 def system_advice(store_env):
     """One real measurement of the system library; later calls reuse its runs."""
     env = {"SSLPERF_DB": store_env["SSLPERF_DB"]}
-    advice = json.loads(_measuring_cli("recommend", "--json", env=env))
+    advice = json.loads(_cli("recommend", "--json", env=env))
     assert len(advice["runs"]) == 2          # as the CPU is, and with AES-NI hidden
     return advice, [x for run in advice["runs"] for x in ("--from-run", run)], env
 
@@ -287,7 +279,7 @@ def test_openssl_cnf_is_refused_for_boringssl_and_bad_runs_are_explained(store_e
 @pytest.mark.slow
 def test_built_library_advice_is_valid(built_openssl, in_e2e_cache, server_cert, tmp_path):
     env = {"SSLPERF_DB": f"sqlite:///{tmp_path / 'runs.db'}"}
-    advice = json.loads(_measuring_cli("recommend", "--json", "--lib", built_openssl, env=env))
+    advice = json.loads(_cli("recommend", "--json", "--lib", built_openssl, env=env))
     assert advice["version"].startswith("OpenSSL 1.1.1w")
     assert not any("MLKEM" in g for g in advice["groups"])        # 1.1.1 has no ML-KEM
     from_runs = [x for run in advice["runs"] for x in ("--from-run", run)]
