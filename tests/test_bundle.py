@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import private_cache, run_cli
 
-from sslperf.libs import bundle, installed
+from sslperf.libs import build, bundle, installed
+from sslperf.libs.build_systems import BUILD_PREFIX
 from sslperf.libs.installed import lib_from_manifest
 from sslperf.libs.model import Lib
 
@@ -116,6 +117,25 @@ def test_export_import_round_trip_relocates_what_names_the_old_place(sslperf_dir
     assert moved["rewritten"] == ["prefix/lib/pkgconfig/libcrypto.pc"] and moved["patched"] == ["prefix/lib/libcrypto.a"]
     assert lib.info["machine"] == bundle.machine() and lib.info["libc"] == bundle.libc()
     assert [x.name for x in installed.built_libs()] == ["fake-1.0"]
+
+
+def test_a_build_moved_from_its_build_prefix_is_patched_again_where_it_is_imported(sslperf_dirs, tmp_path):
+    """A build is configured for BUILD_PREFIX and moved to its home, its binaries padded: imported where the path
+    is longer than its home's but shorter than the padded spelling, the binaries are patched again, none kept."""
+    home = fake_home(tmp_path / "s" / "libs")
+    for rel in ("lib/libcrypto.a", "lib/pkgconfig/libcrypto.pc"):
+        path = home / "prefix" / rel
+        path.write_bytes(path.read_bytes().replace(os.fsencode(home / "prefix"), os.fsencode(BUILD_PREFIX)))
+    manifest = json.loads((home / "build.json").read_text())
+    manifest["relocated"] = build._move(home, BUILD_PREFIX, home / "prefix")
+    (home / "build.json").write_text(json.dumps(manifest))
+    assert manifest["relocated"]["patched"] == ["prefix/lib/libcrypto.a"] and not manifest["relocated"]["kept"]
+    [lib] = bundle.install(io.BytesIO(exported(home)))
+    assert len(str(lib.home)) > len(str(home))
+    moved = lib.info["relocated"]
+    assert moved["patched"] == ["prefix/lib/libcrypto.a"] and moved["kept"] == []
+    said = re.findall(rb'OPENSSLDIR: "([^"]+)"', (lib.home / "prefix/lib/libcrypto.a").read_bytes())[0].decode()
+    assert re.sub("/+", "/", said) == f"{lib.home}/prefix/ssl"
 
 
 def test_a_longer_new_path_is_kept_in_binaries_and_recorded(sslperf_dirs, tmp_path):

@@ -3,13 +3,15 @@ quickest to build), check what it reports, its footprint, the cache hit, and
 the minimal variant against the default. Minutes, not seconds."""
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import TEST_CACHE, private_cache, run_cli
 
 from sslperf.libs import build_systems
 
@@ -50,6 +52,38 @@ def test_build_from_the_crate(env):
     log = (Path(info["prefix"]).parent / "build.log").read_text()
     compiles = [line for line in log.splitlines() if build_systems.COMPILE_LINE.search(line)]
     assert len(compiles) > 500 and all(".o" in line for line in compiles)
+
+
+def test_a_build_names_its_home_and_another_build_of_its_source_takes_every_object_from_ccache(env, tmp_path):
+    """Every OpenSSL build is configured for one prefix and moved to its home (libs.relocation), so two builds of
+    one source compile with the same lines: the second, at another home (a bisect's next commit, in another
+    cache), finds its objects in ccache's depend mode without compiling or preprocessing them."""
+    assert shutil.which("ccache"), "scripts/bootstrap.sh installs ccache"
+    source = next((TEST_CACHE / "e2e" / "sources").glob("openssl-src-*+1.1.1w")) / "openssl"
+    compiler_cache = os.environ.get("SSLPERF_CCACHE_DIR") or str(tmp_path / "ccache")     # the suite's, if it has one
+    homes = []
+    for n in (1, 2):        # the first may miss (a compiler cache from before); the second must not
+        stats = tmp_path / f"ccache-{n}.log"
+        own = {**env, "SSLPERF_CACHE_DIR": str(private_cache(tmp_path / f"cache-{n}")), "CCACHE_STATSLOG": str(stats),
+               "SSLPERF_CCACHE_DIR": compiler_cache}
+        result = run_cli("libs", "build", "--source-dir", source, "--name", f"openssl-1.1.1w-again{n}", env=own,
+                         timeout=1800)
+        assert result.returncode == 0, result.stderr + result.stdout
+        [info] = cli_json(own, "libs", "info", f"openssl-1.1.1w-again{n}")
+        homes.append(Path(info["prefix"]))
+    outcomes = [line for line in stats.read_text().splitlines() if line and not line.startswith("#")]
+    compiled = [o for o in outcomes if o in ("direct_cache_hit", "preprocessed_cache_hit", "cache_miss")]
+    assert len(compiled) > 700 and compiled.count("direct_cache_hit") >= len(compiled) - 2, sorted(set(outcomes))
+    # Each names its own home, though both were compiled for the same prefix.
+    for home in homes:
+        said = subprocess.run([home / "bin" / "openssl", "version", "-d"], capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+        assert re.sub("/+", "/", said) == f'OPENSSLDIR: "{home}/ssl"', said
+        moved = json.loads((home.parent / "build.json").read_text())["relocated"]
+        assert {"prefix/lib/libcrypto.a", "prefix/bin/openssl"} <= set(moved["patched"]) and not moved["kept"]
+        assert "prefix/lib/pkgconfig/libcrypto.pc" in moved["rewritten"]
+        assert f"prefix={home}\n" in (home / "lib" / "pkgconfig" / "libcrypto.pc").read_text()
+    assert homes[0] != homes[1] and os.fsencode(str(homes[0])) not in (homes[1] / "lib" / "libcrypto.a").read_bytes()
 
 
 def test_second_build_is_a_cache_hit(env):

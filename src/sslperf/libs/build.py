@@ -23,7 +23,7 @@ from typing import IO, Protocol
 import sslperf
 from sslperf import paths, tempdirs
 from sslperf.errors import BuildFailed, BuildInterrupted, SslperfError
-from sslperf.libs import build_systems, fips, footprint, releases, sources, variants
+from sslperf.libs import build_systems, fips, footprint, relocation, releases, sources, variants
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
 from sslperf.libs.build_systems import compiler_launcher, launcher_env, launcher_version
 from sslperf.libs.model import Lib, harness_backend, prefix_linkage, version_from_string
@@ -215,13 +215,17 @@ def _build(request: BuildRequest, progress: Progress, compiler: dict[str, str], 
                 source_root = Path(shutil.copytree(source_root, workdir / "src", symlinks=True))
             phases["fetch"] = time.monotonic() - mark
             compiled = True
-            plan = build_systems.job(request, source_root, workdir, home / "prefix", log, progress, phases,
-                                     launcher_env(workdir), lib_name(request)).run()
+            job = build_systems.job(request, source_root, workdir, home / "prefix", log, progress, phases,
+                                    launcher_env(workdir), lib_name(request))
+            plan = job.run()
             staged = workdir / "out"
             staged.mkdir()
-            (workdir / "destdir" / str(home / "prefix").lstrip("/")).rename(staged / "prefix")
+            (workdir / "destdir" / str(job.prefix).lstrip("/")).rename(staged / "prefix")
+            moved = _move(staged, job.prefix, home / "prefix")
             progress.phase("probe")
             manifest = _manifest(request, key, compiler, plan, staged / "prefix", phases, started, log)
+            if moved:
+                manifest["relocated"] = moved
             (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
         shutil.copy2(log_path, staged / "build.log")
         try:
@@ -245,6 +249,15 @@ def _build(request: BuildRequest, progress: Progress, compiler: dict[str, str], 
         tempdirs.remove(workdir)
         if compiled:                 # finished, failed or stopped: the compilers ran, the load average shows it
             record_build(lib_name(request))
+
+
+def _move(staged: Path, built_for: Path, prefix: Path) -> dict | None:
+    """Make a build configured for `built_for` (build_systems.BUILD_PREFIX) name its home's `prefix`."""
+    if built_for == prefix:
+        return None
+    needles = [os.fsencode(built_for)]
+    done, names = relocation.rewrite(staged, relocation.naming(staged, needles), needles, prefix)
+    return {"from": [str(built_for)], "to": str(prefix), **done, "names": sorted(names)}
 
 
 def _keep_log(log_path: Path, home: Path) -> Path | None:

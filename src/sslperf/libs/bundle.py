@@ -17,11 +17,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import functools
 import hashlib
 import io
 import json
-import mmap
 import os
 import platform
 import re
@@ -36,7 +34,7 @@ from typing import BinaryIO
 import sslperf
 from sslperf import paths, tempdirs, userfiles
 from sslperf.errors import SslperfError
-from sslperf.libs import fips, installed, manifests
+from sslperf.libs import installed, manifests, relocation
 from sslperf.libs.build import compiler_identity
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
 from sslperf.libs.model import Lib, is_bssl
@@ -44,7 +42,6 @@ from sslperf.libs.model import Lib, is_bssl
 FORMAT, FORMAT_VERSION, INDEX = "sslperf-bundle", 1, "bundle.json"
 MAX_BYTES = 4 << 30        # unpacked; a build home is 10-300 MiB: a guard against a bomb, not a real limit
 MAX_MEMBERS = 50_000       # a build home has a few hundred members, mostly headers
-TEXT_MAX = 1 << 20         # a file this small with no NUL byte is text (.pc, c_rehash) and is rewritten freely
 IN_HAND = "in_hand_before_import"
 # tarfile's own guard (3.11.4+): a second line behind the checks here, which do not rely on it.
 _FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
@@ -414,40 +411,11 @@ def _unpack(tar: tarfile.TarFile, entries: list[dict], work: Path, where: str) -
 
 
 def _relocate(e: dict, staged: Path, prefix: Path, here: dict) -> None:
-    """Make a moved build name its new place. OpenSSL bakes its prefix into text files
-    (pkg-config's .pc, c_rehash), rewritten here, and into binaries: OPENSSLDIR, ENGINESDIR
-    and MODULESDIR in libcrypto.a, bin/openssl and legacy.so (where a default openssl.cnf,
-    CA files, engines and modules are looked for). There the path is overwritten in place
-    when the new one is no longer, padded with `/` (a path reads `//` as `/`) so that no
-    other byte moves; a longer one is kept, and recorded. Linking needs neither
-    (prefix_linkage takes every path from where the home is now), nor does a FIPS run (the
-    harness names the module's directory and its fipsmodule.cnf, which holds no path);
-    fips.so is never touched, as the MAC in fipsmodule.cnf covers its bytes."""
-    new = os.fsencode(prefix)
-    needles = [os.fsencode(p) for p in e["paths"] if os.fsencode(p) != new]
-    done, names = {"rewritten": [], "patched": [], "kept": []}, {str(prefix)}
-    for rel, file in e["files"].items():
-        if not (file["names_paths"] and needles and rel.startswith("prefix/")):
-            continue
-        path = staged / rel
-        data = path.read_bytes() if file["size"] <= TEXT_MAX else b"\0"
-        if b"\0" not in data:
-            path.write_bytes(functools.reduce(lambda text, needle: text.replace(needle, new), needles, data))
-            done["rewritten"].append(rel)
-            continue
-        fits = [n for n in needles if len(n) >= len(new) and rel != f"prefix/{fips.MODULE}"]
-        names.update(os.fsdecode(n) for n in needles if n not in fits)
-        done["kept" if len(fits) < len(needles) else "patched"].append(rel)
-        if not fits:
-            continue
-        with open(path, "r+b") as handle, mmap.mmap(handle.fileno(), 0) as view:
-            for needle in fits:
-                padded = os.fsencode(f"{prefix.parents[1]}{'/' * (1 + len(needle) - len(new))}{prefix.parent.name}/prefix")
-                names.add(os.fsdecode(padded))
-                at = view.find(needle)
-                while at != -1:
-                    view[at:at + len(needle)] = padded
-                    at = view.find(needle, at + len(needle))
+    """Make a moved build name its new place (libs.relocation). Linking needs none of it (prefix_linkage takes
+    every path from where the home is now), nor does a FIPS run (the harness names the module's directory and its
+    fipsmodule.cnf, which holds no path)."""
+    files = [rel for rel, file in e["files"].items() if file["names_paths"]]
+    done, names = relocation.rewrite(staged, files, [os.fsencode(p) for p in e["paths"]], prefix)
     manifest = json.loads((staged / MANIFEST).read_text())
     manifest.update(machine=e["machine"], libc=e["libc"],
                     relocated={"from": e["paths"], "to": str(prefix), **done, "names": sorted(names)},
