@@ -104,8 +104,9 @@ def test_a_suite_runs_on_every_machine_type_into_one_store(suite_run):
 
 def test_two_workers_on_one_host_never_measure_at_once(suite_run):
     _, runs = suite_run
-    first, second = sorted(runs.values(), key=lambda row: row["started"])
-    assert first["finished"] <= second["started"], (first, second)
+    a, b = runs.values()
+    # The stamps are whole seconds: of two runs that began in the same second, either may have gone first.
+    assert a["finished"] <= b["started"] or b["finished"] <= a["started"], (a, b)
 
 
 def test_the_hosts_page_shows_both_machine_types_and_the_aes_gcm_gap(cluster, suite_run, tmp_path):
