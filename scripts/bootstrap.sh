@@ -78,13 +78,25 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   "$python" -m venv .venv
 fi
-echo "== installing sslperf${EXTRAS:+[$EXTRAS]} into .venv"
-timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --upgrade pip
-# `sslperf regressions` finds change points with Apache Otava's analysis module, which needs only
-# numpy and scipy; the package itself also requires the clients of Otava's services (BigQuery,
-# Slack, Graphite) and pins numpy==2.2.0.*, so it is installed without its dependencies, last: an
-# install after it (a second bootstrap, the test extra) would report its unmet requirements as an
-# ERROR, so it is taken out first.
-timeout 300 .venv/bin/pip uninstall --quiet --yes apache-otava 2>/dev/null || true
-timeout 1800 .venv/bin/pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
-timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "apache-otava==0.8.0"
+# What the venv was installed from, one line per set of extras: the same line again (the test command
+# bootstraps twice, and a CI job on a kept checkout once more) skips pip, which would only say so in ~5 s.
+stamp=.venv/sslperf-installed
+installed_from="$(cat pyproject.toml scripts/bootstrap.sh | sha256sum | cut -c1-16) extras=${EXTRAS:-} $(.venv/bin/python -V)"
+if grep -qxF "$installed_from" "$stamp" 2>/dev/null && .venv/bin/python -c 'import sslperf' 2>/dev/null; then
+  echo "== sslperf${EXTRAS:+[$EXTRAS]} is installed in .venv (from this pyproject.toml and bootstrap.sh)"
+else
+  echo "== installing sslperf${EXTRAS:+[$EXTRAS]} into .venv"
+  timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --upgrade pip
+  # `sslperf regressions` finds change points with Apache Otava's analysis module, which needs only
+  # numpy and scipy; the package itself also requires the clients of Otava's services (BigQuery,
+  # Slack, Graphite) and pins numpy==2.2.0.*, so it is installed without its dependencies, last: an
+  # install after it (a second bootstrap, the test extra) would report its unmet requirements as an
+  # ERROR, so it is taken out first.
+  timeout 300 .venv/bin/pip uninstall --quiet --yes apache-otava 2>/dev/null || true
+  timeout 1800 .venv/bin/pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
+  timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "apache-otava==0.8.0"
+  echo "$installed_from" >> "$stamp"
+fi
+# sslperf is installed editable, so pip compiles none of its modules: compiled here, every `sslperf` starts
+# without compiling them again, also where PYTHONDONTWRITEBYTECODE is set (~90 ms of a `speed` run's start).
+timeout 300 .venv/bin/python -m compileall -q src

@@ -17,6 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SSLPERF_TEST_CACHE="${SSLPERF_TEST_CACHE:-$PWD/.test-cache}"
+# Compiled modules are kept (in the checkout's __pycache__, ignored by git) even where the environment says not to
+# write them: else each of the suite's ~600 Python processes compiles sslperf again, and pytest the tests.
+unset PYTHONDONTWRITEBYTECODE
 # The compiler cache outlives the checkout, as a CI keeps its ccache between runs: a fresh clone still builds
 # every library from source, and compiles only what this machine has not compiled before.
 export SSLPERF_CCACHE_DIR="${SSLPERF_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sslperf-test-ccache}"

@@ -9,6 +9,7 @@ workers, each on a CPU of its own, and then the `timing` tests alone."""
 
 import glob
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -52,14 +53,23 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """With SSLPERF_TEST_TIMELINE=FILE, each test's worker, start and end
-    (seconds since the epoch) appended to FILE: where a run's wall time goes,
-    and whether a worker sat idle at the end."""
+    (seconds since the epoch), and the CPU seconds its worker and the
+    worker's ended children spent, appended to FILE: where a run's wall and
+    CPU time go, and whether a worker sat idle at the end."""
     timeline = os.environ.get("SSLPERF_TEST_TIMELINE")
-    started = time.time()
+    started, cpu = time.time(), _cpu_seconds()
     yield
     if timeline:
+        own, children = (after - before for after, before in zip(_cpu_seconds(), cpu))
         with open(timeline, "a") as out:
-            out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', '-')} {started:.1f} {time.time():.1f} {item.nodeid}\n")
+            out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', '-')} {started:.1f} {time.time():.1f} {own:.2f} "
+                      f"{children:.2f} {item.nodeid}\n")
+
+
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process, and of its children that have ended."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def private_cache(path: Path) -> Path:

@@ -230,6 +230,20 @@ def test_perf_not_permitted(monkeypatch, tmp_path):
         assert tool == "callgrind" and "perf_event_paranoid" in why
 
 
+def test_perf_is_tried_once_per_process_and_again_for_another_perf(monkeypatch, tmp_path):
+    """The trial recording takes about a second: a bisect that explains two sides asks twice, and pays once."""
+    tried = tmp_path / "tried"
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        fake_tool(tmp_path / name, "perf", f"echo {name} >> {tried}\nexit 0\n")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'one'}:{os.environ['PATH']}")
+    assert record.perf_problem() is None and record.perf_problem() is None
+    assert tried.read_text().split() == ["one"]
+    monkeypatch.setenv("PATH", f"{tmp_path / 'two'}:{os.environ['PATH']}")
+    assert record.perf_problem() is None
+    assert tried.read_text().split() == ["one", "two"]
+
+
 def test_unknown_case_and_library_are_errors_without_traceback(sslperf_dirs):
     bad_case = run_cli("profile", "tls/handshake/tls1.4/x/y/new", "--lib", "system")
     assert bad_case.returncode == 2 and "is not a case sslperf knows" in bad_case.stderr

@@ -43,6 +43,25 @@ def test_a_measuring_command_does_not_import_scipy_stats(sslperf_dirs):
     assert "±" in said.stdout and said.stdout.splitlines()[-1] == "False", said.stdout    # a CI, and no scipy
 
 
+@pytest.mark.parametrize("df", [2, 3, 4.5, 9, 17.25, 29, 250.0])
+def test_the_t_quantile_and_p_are_scipy_stats_t_s(df):
+    for q in (0.9, 0.95, 0.975, 0.995):
+        assert stats.t_quantile(q, df) == pytest.approx(sps.t.ppf(q, df), rel=1e-12)
+    for t in (-7.0, -2.1, -0.3, 0.0, 0.3, 2.1, 7.0):
+        assert stats.t_two_sided_p(t, df) == pytest.approx(2 * sps.t.sf(abs(t), df), rel=1e-12, abs=1e-300)
+
+
+def test_judging_a_change_does_not_import_scipy_stats():
+    """The verdict's ratio tests need only Student's t, which scipy.special gives without scipy.stats' 0.6 s."""
+    said = subprocess.run(
+        [sys.executable, "-c", "import sys; from sslperf import stats; "
+         "w = stats.welch_ratio([0.0, 0.01, -0.01], [0.2, 0.21, 0.19]); p = stats.paired_ratio([0.1, 0.12, 0.09]); "
+         "print(w.p < 0.05 < w.ratio, p.low < p.ratio < p.high, 'scipy.stats' in sys.modules)"],
+        capture_output=True, text=True, timeout=120)
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.split() == ["True", "True", "False"], said.stdout
+
+
 def test_describe_gives_the_descstat_figures():
     s = stats.describe([0.050, 0.056, 0.064, 0.064, 0.060])
     assert (s.n, s.min, s.max) == (5, 0.050, 0.064)

@@ -20,6 +20,22 @@ def _scipy_stats():
     return stats
 
 
+def t_quantile(q: float, df: float) -> float:
+    """Student's t quantile, as scipy.stats.t.ppf computes it (scipy.special's
+    stdtrit): scipy.special imports in ~0.15 s, scipy.stats in ~0.6 s, and
+    every command that judges a change needs only this and t_two_sided_p."""
+    from scipy import special
+
+    return float(special.stdtrit(df, q))
+
+
+def t_two_sided_p(t: float, df: float) -> float:
+    """The two-sided p of a t statistic: 2 * scipy.stats.t.sf(|t|, df), by scipy.special's stdtr."""
+    from scipy import special
+
+    return float(2 * special.stdtr(df, -abs(t)))
+
+
 # A median whose 95% CI is wider than ±5% is called noisy (warnings, highlighted cells).
 NOISY_CI = 0.05
 
@@ -133,8 +149,8 @@ def paired_ratio(log_ratios: list[float], confidence: float = 0.95) -> RatioTest
     mean, se = float(data.mean()), float(data.std(ddof=1) / math.sqrt(data.size))
     if se == 0:
         return RatioTest(math.exp(mean), math.exp(mean), math.exp(mean), 0.0 if mean else 1.0, int(data.size))
-    t = float(_scipy_stats().t.ppf(0.5 + confidence / 2, data.size - 1))
-    p = float(2 * _scipy_stats().t.sf(abs(mean / se), data.size - 1))
+    t = t_quantile(0.5 + confidence / 2, data.size - 1)
+    p = t_two_sided_p(mean / se, data.size - 1)
     return RatioTest(math.exp(mean), math.exp(mean - t * se), math.exp(mean + t * se), p, int(data.size))
 
 
@@ -151,8 +167,8 @@ def welch_ratio(log_a: list[float], log_b: list[float], confidence: float = 0.95
     if se == 0:
         return RatioTest(math.exp(diff), math.exp(diff), math.exp(diff), 0.0 if diff else 1.0, int(min(a.size, b.size)))
     df = (va + vb) ** 2 / ((va ** 2 / (a.size - 1) if va else 0) + (vb ** 2 / (b.size - 1) if vb else 0) or 1e-300)
-    t = float(_scipy_stats().t.ppf(0.5 + confidence / 2, df))
-    p = float(2 * _scipy_stats().t.sf(abs(diff / se), df))
+    t = t_quantile(0.5 + confidence / 2, df)
+    p = t_two_sided_p(diff / se, df)
     return RatioTest(math.exp(diff), math.exp(diff - t * se), math.exp(diff + t * se), p, int(min(a.size, b.size)))
 
 

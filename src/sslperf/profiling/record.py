@@ -11,6 +11,7 @@ operation) is left out either way.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -65,8 +66,13 @@ def perf_problem() -> str | None:
     """Why `perf record` cannot sample here, or None when it can. The
     software cpu-clock event is tried, which works on VMs without counters."""
     perf = shutil.which("perf")
-    if not perf:
-        return "perf is not installed"
+    return _perf_problem(perf) if perf else "perf is not installed"
+
+
+@functools.cache
+def _perf_problem(perf: str) -> str | None:
+    """perf_problem for one perf binary, asked once per process: the trial recording takes about a second,
+    and a bisect explaining a threads step asks for each side."""
     with tempdirs.private_dir("perf-probe") as tmp:
         try:
             probe = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-o", str(Path(tmp) / "probe.data"),
