@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Shared set-up for install.sh and test.sh: Debian packages that are missing,
 # then a virtualenv in .venv with sslperf installed (EXTRAS selects extras).
+# BOOTSTRAP_STEPS=packages does only the first, =venv only the second (test.sh
+# starts the image build between them, while pip downloads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,7 +62,8 @@ if [ "${EXTRAS:-}" = "test" ]; then
   want fuse-overlayfs fuse-overlayfs
 fi
 
-if [ ${#need_pkgs[@]} -gt 0 ]; then
+steps=" ${BOOTSTRAP_STEPS:-packages venv} "
+if [[ "$steps" == *" packages "* ]] && [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "== installing Debian packages: ${need_pkgs[*]}"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
@@ -68,6 +71,8 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   timeout 900 $sudo_cmd apt-get update -qq
   timeout 1800 $sudo_cmd apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"
 fi
+
+[[ "$steps" == *" venv "* ]] || exit 0
 
 python=${PYTHON:-python3}
 if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Install sslperf with its test dependencies and run the whole test suite,
 # including the end-to-end tests that build real libraries:
-#   1. sslperf is installed, and the libraries the end-to-end tests need start
-#      building at once, in the background (kept in .test-cache for the next
-#      run: a build whose cache key matches is not made again);
-#   2. meanwhile the test dependencies are installed (podman among them), the
+#   1. the Debian packages are installed (podman among them), and the
 #      container image (tests/test_container.py) starts building in the
-#      background too (podman's layer cache makes a rebuild quick; the test
-#      waits for this build), then every test that
+#      background (podman's layer cache makes a rebuild quick; the test waits
+#      for this build): its downloads go on while pip installs sslperf with
+#      its test dependencies;
+#   2. then the libraries the end-to-end tests need start building in the
+#      background too (kept in .test-cache for the next run: a build whose
+#      cache key matches is not made again), and every test that
 #      times nothing runs in two workers, each on a CPU of its own and at a
 #      lower priority than the builds (a test that needs a library waits for
 #      its build, and those tests run last);
@@ -28,19 +29,19 @@ if [ $# -gt 0 ]; then
   exec .venv/bin/python -m pytest -ra "$@"
 fi
 
-bash scripts/bootstrap.sh
+EXTRAS=test BOOTSTRAP_STEPS=packages bash scripts/bootstrap.sh
 mkdir -p "$SSLPERF_TEST_CACHE"
+nice -n 5 timeout 3900 bash scripts/build-image.sh localhost/sslperf:test \
+  > "$SSLPERF_TEST_CACHE/image-build.log" 2>&1 &
+image_build=$!
+
+EXTRAS=test BOOTSTRAP_STEPS=venv bash scripts/bootstrap.sh
 prebuild_data=$(mktemp -d)
 trap 'rm -rf "$prebuild_data"' EXIT
 SSLPERF_CACHE_DIR="$SSLPERF_TEST_CACHE/e2e" SSLPERF_DATA_DIR="$prebuild_data" \
   timeout 3600 .venv/bin/python -m sslperf libs build $(grep -v '^#' tests/e2e-libs.txt) \
   > "$SSLPERF_TEST_CACHE/prebuild.log" 2>&1 &
 prebuild=$!
-
-EXTRAS=test bash scripts/bootstrap.sh
-nice -n 5 timeout 3900 bash scripts/build-image.sh localhost/sslperf:test \
-  > "$SSLPERF_TEST_CACHE/image-build.log" 2>&1 &
-image_build=$!
 status=0
 nice -n 10 .venv/bin/python -m pytest -ra --durations=25 -n 2 --dist loadgroup -m "not timing" || status=$?
 wait "$prebuild" || echo "== the background builds failed (the tests that need them say why): $SSLPERF_TEST_CACHE/prebuild.log"

@@ -10,7 +10,6 @@ import statistics
 import uuid
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
 
 from sslperf import families, figures
 from sslperf.stats import Summary, describe
@@ -268,5 +267,7 @@ def latency_percentiles(m: Measurement) -> dict[int, float] | None:
     values = (m.figures or {}).get(figures.OP_WALL)
     if m.status != "ok" or not values:
         return None
+    import numpy as np
+
     found = np.percentile(values, LATENCY_PERCENTILES)
     return {p: float(v) for p, v in zip(LATENCY_PERCENTILES, found)}
