@@ -26,11 +26,11 @@ from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs.build import compiler_identity
 from sslperf.libs.model import Lib, harness_backend
+from sslperf.measure.harness_build import compile_harness
 from sslperf.measure.pinning import child_setup
 from sslperf.proc import require_tool, run
 
 HARNESS_DIR = Path(__file__).parent.parent / "harness"
-CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-deprecated-declarations"]
 
 
 def _sources(backend: str) -> list[Path]:
@@ -86,12 +86,11 @@ def harness_binary(lib: Lib) -> Path:
     workdir = tempdirs.make("harness", cache=True)
     try:
         binary = workdir / "sslperf-harness"
-        sources = [str(p) for p in _sources(backend) if p.suffix == ".c"]
-        includes = [f"-I{HARNESS_DIR / 'core'}", f"-I{HARNESS_DIR / backend}"]
-        result = run([cc, *CFLAGS, *includes, *lib.linkage.cflags, *sources, "-o", binary, *lib.linkage.libs],
-                     timeout=300)
-        if result.returncode != 0:
-            errors = [line for line in result.output.splitlines() if "error" in line] or result.output.splitlines()
+        sources = [p for p in _sources(backend) if p.suffix == ".c"]
+        failed = compile_harness(cc, HARNESS_DIR, backend, sources, lib, workdir, binary)
+        if failed:
+            output = "\n".join(result.output for result in failed)
+            errors = [line for line in output.splitlines() if "error" in line] or output.splitlines()
             raise HarnessCompileError(
                 f"The harness does not compile against {lib.name} ({lib.version_string}):\n"
                 + "\n".join("    " + line for line in errors[:15]),
