@@ -10,7 +10,6 @@ import statistics
 import uuid
 from dataclasses import asdict, dataclass, field
 
-
 from sslperf import families, figures
 from sslperf.stats import Summary, describe
 

@@ -52,9 +52,9 @@ def _relative_includes(cflags: list[str], workdir: Path) -> list[str]:
     out = []
     for flag in cflags:
         if flag.startswith("-I/"):
-            link = workdir / "inc" / str(sum(f.startswith("-Iinc/") for f in out))
-            link.parent.mkdir(exist_ok=True)
-            link.symlink_to(flag[2:], target_is_directory=True)
-            flag = f"-I{link.relative_to(workdir)}"
+            (workdir / "inc").mkdir(exist_ok=True)
+            link = Path("inc") / str(sum(1 for f in out if f.startswith("-Iinc/")))
+            (workdir / link).symlink_to(flag[2:], target_is_directory=True)
+            flag = f"-I{link}"
         out.append(flag)
     return out
