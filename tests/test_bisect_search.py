@@ -177,3 +177,29 @@ def _c(ratio: float, verdict: str) -> Change:
 ])
 def test_classify(total, to_mid, from_mid, expected):
     assert classify(total, to_mid, from_mid) == expected
+
+
+def test_time_sets_a_threads_cases_round_and_the_probe_hands_it_to_the_scheduler(monkeypatch):
+    from sslperf.bisect import probe
+    from sslperf.measure import plan, scheduler
+    from sslperf.measure.modes import threads
+    from sslperf.measure.suites import parse_case
+
+    case = parse_case("threads/own/002/digest/sha256/16")
+    assert probe.mode_options(case, None) == {}                    # the mode's own 2 s rounds
+    assert probe.mode_options(case, 700) == {"threads": threads.Options(milliseconds=700)}
+    assert probe.mode_options(parse_case("digest/sha256/16"), 700) == {}   # --time is the sample's own there
+    seen = []
+    monkeypatch.setattr(scheduler, "measure", lambda libs, cases, settings, store, source, labels, options, *rest:
+                        seen.append((cases, options)) or Run("r", "t", {}, {}))
+
+    class Events:
+        def measuring(self, labels, longer): ...
+        def measured(self, what, done, total): ...
+
+    real = probe.RealProbe(None, case, plan.settings(30, 3, None, True, 3), Judge("wall", 0.02, 0.05), Events(),
+                           None, probe.mode_options(case, 700))
+    real.libs = {0: "a", 1: "b"}
+    real.space = type("Space", (), {"points": [type("P", (), {"label": l}) for l in "ab"]})()
+    real.measure([0, 1], longer=False)
+    assert seen == [([case], {"threads": threads.Options(milliseconds=700)})]

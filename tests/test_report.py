@@ -15,6 +15,7 @@ from sslperf.report import page_frame, palette
 CASES = ["cipher/aes-128-gcm/encrypt/64", "cipher/aes-128-gcm/encrypt/1024", "cipher/aes-128-gcm/encrypt/16384",
          "digest/sha256/64", "digest/sha256/16384", "sig/rsa-2048/sign", "sig/rsa-3072/sign",
          "sig/ecdsa-p256/sign", "sig/ecdsa-p384/sign", "kex/x25519/derive"]
+TIMED_CASES = [c for c in CASES if c.startswith("cipher/aes-128-gcm/")]
 IMPORTS = ["openssl-1.1.1w-text.txt", "openssl-3.0.8-text.txt", "openssl-3.6.3-text-kem-sig.txt"]
 
 
@@ -30,30 +31,49 @@ def page_data(path) -> dict:
 pytestmark = pytest.mark.xdist_group("report")
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """One store: real `openssl speed` outputs of 1.1.1w, 3.0.8 and 3.6.3
-    imported as host lab-a, and real runs of the system library on lab-a
-    (plain, and with AES-NI hidden). The lab-b run and the history and hosts
-    pages are made only for the tests that read them (`all_pages`): the
-    timing tests, run by themselves, need none of them."""
-    root = tmp_path_factory.mktemp("report")
-    env = {"SSLPERF_CACHE_DIR": str(private_cache(root / "cache")), "SSLPERF_DATA_DIR": str(root / "data"), "SSLPERF_HOST": "lab-a"}
-    for name in IMPORTS:
+def measured_store(root, cases: list[str], imports: list[str]) -> dict:
+    """A store of `imports` (real `openssl speed` outputs) as host lab-a and two real runs of `cases` on the
+    system library on lab-a: plain, and with AES-NI hidden."""
+    env = {"SSLPERF_CACHE_DIR": str(private_cache(root / "cache")), "SSLPERF_DATA_DIR": str(root / "data"),
+           "SSLPERF_HOST": "lab-a"}
+    for name in imports:
         imported = run_cli("import", DATA / "speed" / name, "--host", "lab-a", env=env)
         assert imported.returncode == 0, imported.stderr
-    args = ["speed", "--time", "3", "--samples", "5", "--json"] + [a for c in CASES for a in ("--case", c)]
+    args = ["speed", "--time", "3", "--samples", "5", "--json"] + [a for c in cases for a in ("--case", c)]
     plain = json.loads(run_cli(*args, env=env).stdout)
     masked = json.loads(run_cli(*args, "--cpu-mask", "no-aesni", env=env).stdout)
     return {"root": root, "env": env, "plain": plain["id"], "masked": masked["id"]}
 
 
-@pytest.fixture(scope="module")
-def report_dir(store):
+def report_of(store: dict):
     out = store["root"] / "out"
     result = run_cli("report", store["plain"], store["masked"], "--out", out, env=store["env"])
     assert result.returncode == 0, result.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """The imports of 1.1.1w, 3.0.8 and 3.6.3, and runs of every case of CASES. The lab-b run and the history
+    and hosts pages are made only for the tests that read them (`all_pages`)."""
+    return measured_store(tmp_path_factory.mktemp("report"), CASES, IMPORTS)
+
+
+@pytest.fixture(scope="module")
+def report_dir(store):
+    return report_of(store)
+
+
+@pytest.fixture(scope="module")
+def timed_store(tmp_path_factory):
+    """What the timing tests read, measured while nothing else runs: AES-GCM with and without AES-NI only (the
+    RSA cases' key generation alone would take longer than all of it)."""
+    return measured_store(tmp_path_factory.mktemp("report-timed"), TIMED_CASES, [])
+
+
+@pytest.fixture(scope="module")
+def timed_report_dir(timed_store):
+    return report_of(timed_store)
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +110,8 @@ def test_figures_are_written_as_png_and_svg(all_pages):
 
 
 @pytest.mark.timing      # asserts a measured verdict (AES-NI hidden is slower): run alone, after the builds
-def test_relative_figures_carry_the_ratio_ci_p_and_verdict(report_dir, store):
-    charts = page_data(report_dir / "report.html")["charts"]
+def test_relative_figures_carry_the_ratio_ci_p_and_verdict(timed_report_dir):
+    charts = page_data(timed_report_dir / "report.html")["charts"]
     gcm = next(c for c in charts if c["title"] == "aes-128-gcm encrypt")
     assert gcm["kind"] == "size" and gcm["x"] == [64, 1024, 16384]
     base, masked = (s["key"] for s in gcm["series"])
@@ -135,8 +155,8 @@ def test_a_page_asking_the_network_is_caught(report_dir, tmp_path):
 
 
 @pytest.mark.timing      # asserts a measured verdict (AES-NI hidden is slower): run alone, after the builds
-def test_machine_facts_and_rankings_read_as_tables(report_dir):
-    html = (report_dir / "report.html").read_text()
+def test_machine_facts_and_rankings_read_as_tables(timed_report_dir):
+    html = (timed_report_dir / "report.html").read_text()
     machine = html[html.index("<h2>Machine</h2>"):html.index("<h2>Rankings</h2>")]
     assert "crypto CPU flags" in machine and "virtual machine" in machine
     assert "['" not in machine and "True" not in machine and "False" not in machine
@@ -169,17 +189,17 @@ def test_history_orders_versions_and_draws_in_chromium(all_pages):
 
 
 @pytest.mark.timing      # asserts a measured verdict (AES-NI hidden is slower): run alone, after the builds
-def test_history_marks_a_real_change_between_two_points(store):
+def test_history_marks_a_real_change_between_two_points(timed_store):
     """The verdict of a point against the one before it comes from the real
     test: the very same library without AES-NI is far slower at AES-GCM."""
     from sslperf.report import history_page
     from sslperf.results import RecordedMeasurement
     from sslperf.store import Store
 
-    db = Store(f"sqlite:///{store['root'] / 'data' / 'sslperf.db'}")
+    db = Store(f"sqlite:///{timed_store['root'] / 'data' / 'sslperf.db'}")
     results = db.results(["cipher/aes-128-gcm/encrypt/16384"], ["lab-a"])
-    plain = next(r for r in results if r.run_id == store["plain"])
-    masked = next(r for r in results if r.run_id == store["masked"])
+    plain = next(r for r in results if r.run_id == timed_store["plain"])
+    masked = next(r for r in results if r.run_id == timed_store["masked"])
     as_versions = [RecordedMeasurement(**{**vars(plain), "version": "1.0", "environment": {}}),
                    RecordedMeasurement(**{**vars(masked), "version": "2.0", "environment": {}})]
     chart = history_page.case_chart("c", as_versions, several_hosts=False)

@@ -125,6 +125,10 @@ def test_generated_configurations_pass_each_servers_own_configuration_test(built
     with certificates.made_by(lib, pem=True) as certs:
         for server in ("nginx", "haproxy"):
             binary = build.build(server, lib).binary
+            # Built without debug information (both servers add -g of their own), their functions still named.
+            sections = subprocess.run(["readelf", "-S", "--wide", str(binary)], capture_output=True, text=True,
+                                      timeout=60).stdout
+            assert ".symtab" in sections and ".debug_info" not in sections, sections
             for scenario in config.SCENARIOS.values():
                 for protocol in config.PROTOCOLS:
                     setup = config.Setup(server, scenario, protocol, "p-256", "rsa-2048", load.free_port(), (0,),

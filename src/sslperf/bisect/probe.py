@@ -22,7 +22,7 @@ from sslperf.libs import installed
 from sslperf.libs.model import Lib
 from sslperf.libs.system import find_system
 from sslperf.measure import certificates, scheduler
-from sslperf.measure.modes import registry
+from sslperf.measure.modes import registry, threads
 from sslperf.measure.settings import Settings
 from sslperf.measure.suites import Case, parse_case
 from sslperf.profiling.explain import profile_pair
@@ -30,6 +30,7 @@ from sslperf.results import Measurement, Run
 
 LONGER = 2          # an unclear step is measured again with this many times the processes and samples
 DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}      # %, when --threshold is not given
+SAMPLE_MS = 30      # a sample's wall time when --time is not given
 
 
 def choose_metric(requested: str, case: Case) -> tuple[str, str]:
@@ -174,12 +175,21 @@ class Bisect:
         }
 
 
-def bisect(space: Space, case: Case, settings: Settings, judge: Judge, events: Events, store) -> Bisect:
+def mode_options(case: Case, time_ms: float | None) -> dict:
+    """The case's mode's own options from bisect's --time: a threads case's sample is a round in which every thread
+    runs for a while (2 s unless --time says), not a sample of the harness's timed loop."""
+    if time_ms is None or registry.mode_of(case).name != "threads":
+        return {}
+    return {"threads": threads.Options(milliseconds=int(time_ms))}
+
+
+def bisect(space: Space, case: Case, settings: Settings, judge: Judge, events: Events, store,
+           options: dict | None = None) -> Bisect:
     """Search `space` for where `case` changed; the result is stored (when
-    `store` is given) even if the search is interrupted."""
+    `store` is given) even if the search is interrupted. `options`: the case's mode's own (mode_options)."""
     started = time.monotonic()
     with _certificates(case) as cert_dir:
-        probe = RealProbe(space, case, settings, judge, events, cert_dir)
+        probe = RealProbe(space, case, settings, judge, events, cert_dir, options)
         search = Search(len(space.points), probe, on_step=events.step)
         result = Bisect(case.id, space, judge, search.outcome, probe, 0.0)
         try:

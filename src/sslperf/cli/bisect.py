@@ -42,8 +42,9 @@ progress_console = make_console(stderr=True)
               help="Smallest change in % a step may call (default 1 for instructions, 2 for time); the machine's "
                    "measured noise floor is used when larger.")
 @click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
-@click.option("--time", "time_ms", type=Finite(1, 10000), default=30, show_default=True,
-              help="Target wall time of one sample, in ms (time metrics).")
+@click.option("--time", "time_ms", type=Finite(1, 10000),
+              help="Target wall time of one sample, in ms (time metrics; default 30); of a threads case, how long "
+                   "every thread runs in a round (default 2000).")
 @click.option("--samples", type=click.IntRange(3, 1000), default=10, show_default=True,
               help="Samples per library in a step (time metrics).")
 @click.option("--explain/--no-explain", default=True, show_default=True,
@@ -77,7 +78,7 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
     space = (spaces.commits_between(git_repo, good, bad, jobs) if git_repo
              else spaces.releases_between(good, bad, jobs))
     threshold = probe.DEFAULT_THRESHOLD[metric] if threshold is None else threshold
-    settings = plan.settings(time_ms, samples, cpu, no_pin, processes, None, metric, fixed_layout)
+    settings = plan.settings(time_ms or probe.SAMPLE_MS, samples, cpu, no_pin, processes, None, metric, fixed_layout)
     store = store_unless(ctx, no_store)
     floors, floor_note = floor_for(store, {environment.capture().get("host")}, metric)
     judge = probe.Judge(metric, threshold / 100, alpha, floors)
@@ -87,7 +88,8 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
         out.print(escape(line), soft_wrap=True)
     out.print(f"metric: {metric} ({escape(why)}); {escape(floor_note)}", style="dim", soft_wrap=True)
     result = probe.bisect(space, case, settings, judge,
-                          _TerminalEvents(out, [p.label.split(" ")[0] for p in space.points]), store)
+                          _TerminalEvents(out, [p.label.split(" ")[0] for p in space.points]), store,
+                          probe.mode_options(case, time_ms))
     if explain and not as_json:
         _explain(result, out)
     seconds = time.monotonic() - started
