@@ -31,6 +31,7 @@ from sslperf.results import Measurement, Run
 LONGER = 2          # an unclear step is measured again with this many times the processes and samples
 DEFAULT_THRESHOLD = {"instructions": 1.0, "wall": 2.0, "cpu": 2.0}      # %, when --threshold is not given
 SAMPLE_MS = 30      # a sample's wall time when --time is not given
+EXPLAIN_MS = 1000   # each run that explains a threads case's step, when --time does not say
 
 
 def choose_metric(requested: str, case: Case) -> tuple[str, str]:
@@ -275,10 +276,13 @@ def explain(result: Bisect, top_boundaries: int = 2) -> None:
 
         case = parse_case(result.case)
         inner, n, mode = case.part("case"), int(case.part("size")), case.part("mode")
+        chosen = result.probe.options.get("threads")          # --time: each explaining run as long as a round
+        milliseconds = chosen.milliseconds if chosen else EXPLAIN_MS
         with certificates.for_cases(result.probe.libs[steps[0].before], [parse_case(inner)]) if steps else \
                 contextlib.nullcontext() as made:
             for boundary in steps:
-                sides = [contention.explain(result.probe.libs[i], inner, n, 1000, mode, certificates.env(made))
+                sides = [contention.explain(result.probe.libs[i], inner, n, milliseconds, mode,
+                                            certificates.env(made))
                          for i in (boundary.before, boundary.after)]
                 result.contentions.append((boundary, *sides))
         return

@@ -44,7 +44,7 @@ progress_console = make_console(stderr=True)
 @click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
 @click.option("--time", "time_ms", type=Finite(1, 10000),
               help="Target wall time of one sample, in ms (time metrics; default 30); of a threads case, how long "
-                   "every thread runs in a round (default 2000).")
+                   "every thread runs in a round and in each run that explains a step (default 2000 and 1000).")
 @click.option("--samples", type=click.IntRange(3, 1000), default=10, show_default=True,
               help="Samples per library in a step (time metrics).")
 @click.option("--explain/--no-explain", default=True, show_default=True,
