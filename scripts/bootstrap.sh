@@ -91,15 +91,20 @@ if grep -qxF "$installed_from" "$stamp" 2>/dev/null && .venv/bin/python -c 'impo
   echo "== sslperf${EXTRAS:+[$EXTRAS]} is installed in .venv (from this pyproject.toml and bootstrap.sh)"
 else
   echo "== installing sslperf${EXTRAS:+[$EXTRAS]} into .venv"
-  timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --upgrade pip
+  # BOOTSTRAP_BYTECODE=lazy (the test command): pip compiles none of the ~7,000 modules it installs (~14 CPU-s);
+  # Python compiles each one the first time it is imported, and keeps it.
+  compile_flag=()
+  [ "${BOOTSTRAP_BYTECODE:-}" = lazy ] && compile_flag=(--no-compile)
+  timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check "${compile_flag[@]}" --upgrade pip
   # `sslperf regressions` finds change points with Apache Otava's analysis module, which needs only
   # numpy and scipy; the package itself also requires the clients of Otava's services (BigQuery,
   # Slack, Graphite) and pins numpy==2.2.0.*, so it is installed without its dependencies, last: an
   # install after it (a second bootstrap, the test extra) would report its unmet requirements as an
   # ERROR, so it is taken out first.
   timeout 300 .venv/bin/pip uninstall --quiet --yes apache-otava 2>/dev/null || true
-  timeout 1800 .venv/bin/pip install --quiet --disable-pip-version-check -e ".${EXTRAS:+[$EXTRAS]}"
-  timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "apache-otava==0.8.0"
+  timeout 1800 .venv/bin/pip install --quiet --disable-pip-version-check "${compile_flag[@]}" -e ".${EXTRAS:+[$EXTRAS]}"
+  timeout 900 .venv/bin/pip install --quiet --disable-pip-version-check "${compile_flag[@]}" --no-deps \
+    "apache-otava==0.8.0"
   echo "$installed_from" >> "$stamp"
 fi
 # sslperf is installed editable, so pip compiles none of its modules: compiled here, every `sslperf` starts

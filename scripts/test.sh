@@ -35,7 +35,7 @@ nice -n 5 timeout 3900 bash scripts/build-image.sh localhost/sslperf:test \
   > "$SSLPERF_TEST_CACHE/image-build.log" 2>&1 &
 image_build=$!
 
-EXTRAS=test BOOTSTRAP_STEPS=venv bash scripts/bootstrap.sh
+EXTRAS=test BOOTSTRAP_STEPS=venv BOOTSTRAP_BYTECODE=lazy bash scripts/bootstrap.sh
 prebuild_data=$(mktemp -d)
 trap 'rm -rf "$prebuild_data"' EXIT
 SSLPERF_CACHE_DIR="$SSLPERF_TEST_CACHE/e2e" SSLPERF_DATA_DIR="$prebuild_data" \
