@@ -3,6 +3,7 @@ loopback and `sslperf fleet worker` processes tagged lab-a and lab-b (lab-b
 with AES-NI hidden by the CPU mask, so the two machine types really differ),
 measuring into one real PostgreSQL server."""
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -81,6 +82,33 @@ def cluster(tmp_path_factory, postgres_url):
         yield made
     finally:
         made.stop()
+
+
+class RefreshedClient:
+    """A Dask client as distributed 2026.8 behaves in a race a fresh test run met: `scheduler_info(n_workers=-1)`
+    fetches every worker into the client's cached identity and returns that cache, which the client's periodic
+    refresh (cluster totals only) has replaced by then; the scheduler itself, asked, has the worker."""
+
+    def __init__(self, workers: dict):
+        self.workers = workers
+        self.scheduler = self
+
+    async def identity(self, n_workers=0):
+        return {"workers": self.workers if n_workers == -1 else {}}
+
+    def scheduler_info(self, n_workers=-1):
+        return {"workers": {}}                  # the refresh came between the fetch and the read
+
+    def sync(self, function, *args, **kwargs):
+        return asyncio.run(function(*args, **kwargs))
+
+
+def test_the_machines_are_asked_of_the_scheduler_not_read_from_a_cache_a_refresh_empties():
+    from sslperf.fleet import cluster
+
+    client = RefreshedClient({"tcp://127.0.0.1:40001": {"resources": {f"{cluster.MACHINE}lab-b": 1}, "name": "w-b",
+                                                        "host": "127.0.0.1"}})
+    assert cluster.machines(client) == [cluster.Machine("tcp://127.0.0.1:40001", "lab-b", "w-b", "127.0.0.1")]
 
 
 @pytest.fixture(scope="module")

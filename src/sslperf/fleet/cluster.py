@@ -74,9 +74,12 @@ def connect(address: str):
 
 
 def machines(client) -> list[Machine]:
-    """The workers that serve sslperf (those offering a machine type), by type."""
+    """The workers that serve sslperf (those offering a machine type), by type. Asked of the scheduler now:
+    `client.scheduler_info()` fetches every worker into a cache and then reads that cache, which the client's own
+    periodic refresh (cluster totals, no workers) may replace in between: a watched suite then took a working
+    machine for one that left."""
     found = []
-    for address, worker in client.scheduler_info(n_workers=-1)["workers"].items():
+    for address, worker in client.sync(client.scheduler.identity, n_workers=-1)["workers"].items():
         tags = [name[len(MACHINE):] for name in (worker.get("resources") or {}) if name.startswith(MACHINE)]
         found.extend(Machine(address, tag, str(worker.get("name", address)), worker.get("host", "")) for tag in tags)
     return sorted(found, key=lambda m: (m.tag, m.address))
