@@ -12,6 +12,8 @@ from __future__ import annotations
 import bisect
 import math
 import statistics
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sslperf.verdict import decide
@@ -112,8 +114,9 @@ def find_change_points(series: Series, settings: DetectionSettings = DetectionSe
     for i in kept:
         starts.append(len(observations))
         observations.extend(series.points[i].observations)
-    found, _ = _otava().compute_change_points(observations, window_len=max(settings.window, MIN_POINTS),
-                                              max_pvalue=settings.max_pvalue, min_magnitude=settings.min_change)
+    with _equal_values_allowed():
+        found, _ = _otava().compute_change_points(observations, window_len=max(settings.window, MIN_POINTS),
+                                                  max_pvalue=settings.max_pvalue, min_magnitude=settings.min_change)
     at = sorted({_snap(int(cp.index), starts) for cp in found} - {0})        # positions in `kept`
     bounds = [0] + at + [len(kept)]
     out = []
@@ -140,7 +143,8 @@ def _snap(index: int, starts: list[int]) -> int:
 
 def _analysis_p(left: list[float], right: list[float]) -> float:
     """Otava's t test of the two segments (its p for the change point after snapping)."""
-    return float(_otava().TTestSignificanceTester(1.0).compare(left, right).pvalue)
+    with _equal_values_allowed():
+        return float(_otava().TTestSignificanceTester(1.0).compare(left, right).pvalue)
 
 
 def _interval(left: list[float], right: list[float], before: float) -> tuple[float | None, float | None]:
@@ -149,9 +153,19 @@ def _interval(left: list[float], right: list[float], before: float) -> tuple[flo
         return None, None
     from scipy import stats
 
-    result = stats.ttest_ind(right, left, equal_var=False)
-    interval = result.confidence_interval(0.95)
+    with _equal_values_allowed():
+        result = stats.ttest_ind(right, left, equal_var=False)
+        interval = result.confidence_interval(0.95)
     if math.isnan(interval.low) or math.isnan(interval.high):      # both segments without spread
         difference = sum(right) / len(right) - before
         return 1 + difference / before, 1 + difference / before
     return float(1 + interval.low / before), float(1 + interval.high / before)
+
+
+@contextmanager
+def _equal_values_allowed():
+    """Exact instruction counts make segments of (nearly) equal values, on which scipy's t test warns of precision
+    loss on the user's terminal; its p and interval stand (a nil spread is handled where it matters)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+        yield
