@@ -99,6 +99,16 @@ def outliers(values: list[float], min_change: float) -> set[int]:
     return out
 
 
+@contextmanager
+def _equal_values_allowed():
+    """Exact instruction counts make segments of (nearly) equal values, on which scipy's t test warns of precision
+    loss on the user's terminal; its p and interval stand (a nil spread is handled where it matters)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+        yield
+
+
+@_equal_values_allowed()
 def find_change_points(series: Series, settings: DetectionSettings = DetectionSettings()) -> list[ChangePoint]:
     """The change points of `series`, oldest first (none for a series shorter than MIN_POINTS).
 
@@ -114,9 +124,8 @@ def find_change_points(series: Series, settings: DetectionSettings = DetectionSe
     for i in kept:
         starts.append(len(observations))
         observations.extend(series.points[i].observations)
-    with _equal_values_allowed():
-        found, _ = _otava().compute_change_points(observations, window_len=max(settings.window, MIN_POINTS),
-                                                  max_pvalue=settings.max_pvalue, min_magnitude=settings.min_change)
+    found, _ = _otava().compute_change_points(observations, window_len=max(settings.window, MIN_POINTS),
+                                              max_pvalue=settings.max_pvalue, min_magnitude=settings.min_change)
     at = sorted({_snap(int(cp.index), starts) for cp in found} - {0})        # positions in `kept`
     bounds = [0] + at + [len(kept)]
     out = []
@@ -143,8 +152,7 @@ def _snap(index: int, starts: list[int]) -> int:
 
 def _analysis_p(left: list[float], right: list[float]) -> float:
     """Otava's t test of the two segments (its p for the change point after snapping)."""
-    with _equal_values_allowed():
-        return float(_otava().TTestSignificanceTester(1.0).compare(left, right).pvalue)
+    return float(_otava().TTestSignificanceTester(1.0).compare(left, right).pvalue)
 
 
 def _interval(left: list[float], right: list[float], before: float) -> tuple[float | None, float | None]:
@@ -153,19 +161,9 @@ def _interval(left: list[float], right: list[float], before: float) -> tuple[flo
         return None, None
     from scipy import stats
 
-    with _equal_values_allowed():
-        result = stats.ttest_ind(right, left, equal_var=False)
-        interval = result.confidence_interval(0.95)
+    result = stats.ttest_ind(right, left, equal_var=False)
+    interval = result.confidence_interval(0.95)
     if math.isnan(interval.low) or math.isnan(interval.high):      # both segments without spread
         difference = sum(right) / len(right) - before
         return 1 + difference / before, 1 + difference / before
     return float(1 + interval.low / before), float(1 + interval.high / before)
-
-
-@contextmanager
-def _equal_values_allowed():
-    """Exact instruction counts make segments of (nearly) equal values, on which scipy's t test warns of precision
-    loss on the user's terminal; its p and interval stand (a nil spread is handled where it matters)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
-        yield
