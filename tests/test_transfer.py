@@ -32,11 +32,11 @@ def test_every_suite_and_protocol_moves_the_bytes_written_on_the_system_lib(sslp
         assert m["status"] == "ok", (case, m["reason"])
         size = int(case.rsplit("/", 1)[1])
         assert m["unit"] == "bytes" and m["bytes_per_op"] == size
-        # the writer's and the reader's time are both there (their proportion from every 16th write,
-        # applied to the whole), and add up to about the whole
-        send, receive = sum(m["figures"]["client_cpu_ns"]), sum(m["figures"]["server_cpu_ns"])
-        assert send > 0 and receive > 0
-        assert 0.5 < (send + receive) / sum(m["cpu_ns"]) < 1.2
+        # the writer's and the reader's time are both there (their proportion from every 16th write, applied to
+        # each sample's CPU time, not its wall time, which a preemption once made 23% longer), and add up to it
+        send, receive = m["figures"]["client_cpu_ns"], m["figures"]["server_cpu_ns"]
+        assert all(s > 0 for s in send) and all(r > 0 for r in receive)
+        assert [s + r for s, r in zip(send, receive)] == m["cpu_ns"]
     # a 16-byte write carries a whole record's overhead: far fewer bytes per second than 16 KiB writes
     small = got["tls/transfer/tls1.3/aes-128-gcm/16"]["summary"]["wall"]["median"]
     assert small < got["tls/transfer/tls1.3/aes-128-gcm/16384"]["summary"]["wall"]["median"] / 5
