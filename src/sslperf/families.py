@@ -32,6 +32,9 @@ class Family:
     table: str                       # terminal table: rates | api | tls | loopback | threads (see table_of)
     throughput: bool = False         # rates are bytes/s (sizes on the x axis)
     label: Callable[[object, Callable[[], dict]], str] | None = None
+    # All of a sample's work is on the CPU, in the one process that times it (no kernel offload, no peer, no
+    # threads): its CPU time is its wall time less what it waited for the CPU, the basis left when the CPU is shared.
+    on_cpu: bool = False
 
 
 def _values(parts: dict, *names: str) -> str:
@@ -72,17 +75,17 @@ def _primitive_label(m, parts=None) -> str:
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
-    Family("cipher", (AEAD_GROUP, BLOCK_GROUP), "rates", throughput=True),
-    Family("digest", ("digests",), "rates", throughput=True),
-    Family("mac", ("MACs",), "rates", throughput=True),
-    Family("sig", ("signatures",), "rates"),
-    Family("kex", ("key exchange",), "rates"),
-    Family("kem", ("KEMs",), "rates"),
-    Family("keygen", ("key generation",), "rates"),
+    Family("cipher", (AEAD_GROUP, BLOCK_GROUP), "rates", throughput=True, on_cpu=True),
+    Family("digest", ("digests",), "rates", throughput=True, on_cpu=True),
+    Family("mac", ("MACs",), "rates", throughput=True, on_cpu=True),
+    Family("sig", ("signatures",), "rates", on_cpu=True),
+    Family("kex", ("key exchange",), "rates", on_cpu=True),
+    Family("kem", ("KEMs",), "rates", on_cpu=True),
+    Family("keygen", ("key generation",), "rates", on_cpu=True),
     Family("pke", ("public-key encryption",), "rates"),              # RSA encrypt/decrypt, from imports only
-    Family("api", (), "api", label=lambda m, p: m.operation),     # the pattern; the group names the topic
+    Family("api", (), "api", label=lambda m, p: m.operation, on_cpu=True),     # the pattern; the group names the topic
     Family("tls", ("TLS handshakes (in memory)", "TLS resumption (in memory)", TRANSFER_GROUP), "tls",
-           label=_tls_label),
+           label=_tls_label, on_cpu=True),
     Family("tls-loopback", ("TLS over loopback (HTTPS GET)", TRANSFER_TCP_GROUP), "loopback", label=_request_label),
     Family("tls-memory", ("TLS memory per connection",), "memory", label=_memory_label),
     Family("tls-serve", ("Real servers under load (wrk against nginx, HAProxy)",), "serve",

@@ -39,6 +39,14 @@ ROUND = _declare("round", "count", "sample", "the round of the interleaved sched
 START = _declare("start_ns", "ns", "sample", "when the sample's round began on its library, after the run began: "
                  "read it beside the other libraries' to see the interleaving and plot drift")
 
+# -- what the kernel did to a sample (in-memory cases: all their work is on the CPU, in one process) --------------
+WAIT = _declare("wait_ns", "ns", "sample", "time the worker spent runnable but waiting for its CPU during the sample "
+                "(the kernel's run delay): another task held the CPU, and the sample's wall time is not the "
+                "library's alone")
+SLICES = _declare("slices", "count", "sample", "times the worker was put on its CPU during the sample")
+RETAKEN = _declare("retaken", "count", "sample", "times the sample was taken again, in its round, because it waited "
+                   "for its CPU (the last taking stands)")
+
 # -- the instruction tier -------------------------------------------------------------------------------------------
 INSTRUCTIONS = _declare("instructions", "instructions", "sample", "instructions the sample's operations took "
                         "(callgrind or the CPU's own counter)")

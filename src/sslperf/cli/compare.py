@@ -86,9 +86,9 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
     else:
         for table in verdict_tables.tables(result):
             console.print(table)
-    noisy = result.noisy_runs()
-    if noisy:
-        (console if fmt == "table" else err_console).print(f"[yellow]warning:[/] {escape(noisy)}", soft_wrap=True)
+    for said in (result.noisy_runs(), result.waited()):
+        if said:
+            (console if fmt == "table" else err_console).print(f"[yellow]warning:[/] {escape(said)}", soft_wrap=True)
     if explain_top and fmt == "table":
         _explain(result, explain_top)
     if fail_above is not None:

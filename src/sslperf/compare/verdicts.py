@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from sslperf.measure.suites import select_ids
 from sslperf.results import Measurement, Run
 from sslperf.stats import Summary, geometric_mean
-from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, Change, Floors, Policy, judge
+from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, Change, Floors, Policy, judge, waits
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Row:
     cells: list[Measurement | None]
     summaries: list[Summary | None]
     changes: list[Change | None]         # one per column; None for the baseline
+    metric: str = "wall"                 # what its figures and changes rest on: the comparison's, or "cpu" (waits)
 
 
 @dataclass
@@ -68,6 +69,17 @@ class Comparison:
         return (f"{len(widened)} verdict(s) compare runs that recorded noise ({flags}): a change smaller than the "
                 f"spread they recorded between their worker processes (up to {most:.0%}) is not called between them. "
                 "Measure again on a quiet machine, or compare within one run (`sslperf speed --lib A --lib B`).")
+
+    def waited(self) -> str | None:
+        """What waiting for the CPU did to the compared samples, in a sentence (None: no sample waited)."""
+        said = [c.waited for row in self.rows for c in row.changes if c is not None and c.waited]
+        if not said:
+            return None
+        cpu = sum(1 for row in self.rows if row.metric == "cpu")
+        return (f"samples waited for the workers' CPU, which another task held, in {len(said)} comparison(s): those "
+                "samples are never the basis of a verdict" + (f"; {cpu} row(s) marked cpu are CPU time, which "
+                                                              "leaves the waits out" if cpu else "")
+                + ". For wall time, measure again with the CPU to itself.")
 
     def regressions(self, above_percent: float) -> list[tuple[Row, Column, Change]]:
         """Significant slow-downs larger than `above_percent`."""
@@ -112,13 +124,14 @@ def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", t
         if sum(1 for c in cells if c is not None) < 2:
             continue
         base = cells[0]
-        summaries = [c.summary(metric) if c and c.status == "ok" else None for c in cells]
+        shown = waits.row_metric([c for c in cells if c is not None], metric)    # CPU time where samples waited
+        summaries = [c.summary(shown) if c and c.status == "ok" else None for c in cells]
         changes: list[Change | None] = [None]
         for cell in cells[1:]:
             ok = base.status == "ok" and cell is not None and cell.status == "ok"
             other = columns[len(changes)]
             paired = ok and columns[0].run_id == other.run_id
-            changes.append(judge(base, cell, metric, policy, paired, (columns[0].run_id, other.run_id))
+            changes.append(judge(base, cell, shown, policy, paired, (columns[0].run_id, other.run_id))
                            if ok else None)
-        result.rows.append(Row(case_id, base.group, base.label, base.unit, cells, summaries, changes))
+        result.rows.append(Row(case_id, base.group, base.label, base.unit, cells, summaries, changes, shown))
     return result

@@ -47,8 +47,9 @@ def cell_text(change: Change | None) -> str:
         return "n/a"
     if change.verdict == "?":
         return "? counted by different counters" if change.method == "different counters" else \
-            f"? {change.percent:+.1f}% (too few samples or worker processes to test)"
+            f"? {change.percent:+.1f}% ({change.why or 'too few samples or worker processes to test'})"
     text = f"{change.symbol} {change.percent:+.1f}% {ci_text(change)} {change.evidence()}"
+    text += " (CPU time: samples waited for the CPU)" if change.basis == "cpu" else ""
     return text + (" (the runs recorded noise)" if change.noisy else "")
 
 

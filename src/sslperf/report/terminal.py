@@ -22,7 +22,7 @@ from sslperf.report.terminal_kinds import (KINDS, Kind, api_has_alternatives, ci
                                            rate, styled, threads_kind, throughput)
 from sslperf.results import Measurement, Run
 from sslperf.stats import NOISY_CI
-from sslperf.verdict import Change, Policy, judge
+from sslperf.verdict import Change, Policy, judge, waits
 
 __all__ = ["cell", "header", "print_run", "tables", "throughput", "rate", "micros", "instructions"]
 
@@ -77,13 +77,14 @@ def cycles_figure(m: Measurement) -> str | None:
 
 
 def change_text(change: Change | None) -> Text:
-    """`▼ -63.6% ±1.5` (the rate's change against the first library and its 95% CI's half-width, in points)."""
+    """`▼ -63.6% [-65.0, -62.1]`: the rate's change against the first library and its 95% CI, in percent (a ratio's
+    interval is not symmetric); ` cpu` after it when it rests on CPU time because samples waited for their CPU."""
     if change is None:
         return Text("")
-    spread = f" ±{(change.high - change.low) * 50:.1f}" if change.low is not None and change.high is not None \
-        and change.high > change.low else ""
+    ci = f" [{(change.low - 1) * 100:+.1f}, {(change.high - 1) * 100:+.1f}]" if change.low is not None \
+        and change.high is not None and change.high > change.low else ""
     style = {"faster": "bold", "slower": "bold", "~": "dim", "?": "dim"}[change.verdict]
-    return Text(f"{change.symbol} {change.percent:+.1f}%{spread}", style=style)
+    return Text(f"{change.symbol} {change.percent:+.1f}%{ci}{' cpu' if change.basis == 'cpu' else ''}", style=style)
 
 
 class _Layout:
@@ -94,6 +95,8 @@ class _Layout:
         self.run, self.libs, self.metric, self.changes = run, libs, metric, changes and len(libs) > 1
         self.lib_runs = dict(run.settings.get("lib_runs") or {})
         self.policy = Policy(THRESHOLD, ALPHA)
+        self.waited: list[waits.Basis] = []      # the rows whose samples waited for their CPU, as the rule saw them
+        self.paired = False                      # a change rests on one run's paired rounds
 
     def columns(self, first: str, justify: str = "right") -> list:
         found = [Column(first)]
@@ -103,22 +106,34 @@ class _Layout:
                 found.append(Column(Text("change"), justify="right"))
         return found
 
+    def row_metric(self, per_lib: dict[str, Measurement]) -> str:
+        """What the row's figures and changes rest on: the table's metric, or CPU time for every library of a row
+        whose samples waited for their CPU (the verdict rule's waits.basis), so the figures read like the changes."""
+        found = waits.basis([m for m in per_lib.values() if m.status == "ok"], self.metric)
+        if found.reason is not None:
+            self.waited.append(found)
+        return waits.row_metric(list(per_lib.values()), self.metric)
+
     def row(self, per_lib: dict[str, Measurement], draw) -> list:
+        """The row's cells; `draw(m, metric)` draws a library's figure."""
         base = per_lib.get(self.libs[0])
+        metric = self.row_metric(per_lib)
         cells = []
         for index, lib in enumerate(self.libs):
             m = per_lib.get(lib)
-            text = draw(m) if m is not None and m.status == "ok" else None
+            text = draw(m, metric) if m is not None and m.status == "ok" else None
             cells.append(Text(m.status if m else "", style="dim") if text is None else text)
             if self.changes and index:
-                cells.append(change_text(self.change(base, m)))
+                cells.append(change_text(self.change(base, m, metric)))
         return cells
 
-    def change(self, base: Measurement | None, m: Measurement | None) -> Change | None:
+    def change(self, base: Measurement | None, m: Measurement | None, metric: str | None = None) -> Change | None:
         if base is None or m is None or base.status != "ok" or m.status != "ok":
             return None
         runs = (self.run_of(base.lib), self.run_of(m.lib))
-        return judge(base, m, self.metric, self.policy, paired=runs[0] == runs[1], runs=runs)
+        found = judge(base, m, metric or self.metric, self.policy, paired=runs[0] == runs[1], runs=runs)
+        self.paired = self.paired or (found is not None and found.method == "paired")
+        return found
 
     def run_of(self, lib: str) -> str:
         return self.lib_runs.get(lib, self.run.id)
@@ -129,9 +144,25 @@ class _Layout:
         said = (f"★: faster than the next best by the verdict rule (p < {ALPHA:g}, > {THRESHOLD:.0%}); no ★: a tie "
                 "within the noise, or too few samples to tell")
         if self.changes:
-            said += (f". change: the rate against {self.libs[0]}, ± its 95% CI in points (+ is faster); ▲ faster, "
+            said += (f". change: the rate against {self.libs[0]} and, in brackets, its 95% CI (+ is faster); ▲ faster, "
                      "▼ slower, ~ tie, ? too few to tell")
         return said
+
+    def notes(self) -> str | None:
+        """What the changes rest on, said under the table once it is filled: the paired basis (a change is not the
+        ratio of the medians beside it) and the rows whose samples waited for their CPU."""
+        said = []
+        if self.paired:
+            said.append("changes from one run are paired: each worker process's median of the round-by-round "
+                        "ratios, combined across processes, not the ratio of the medians shown")
+        if self.waited:
+            count, total = sum(b.waited for b in self.waited), sum(b.samples for b in self.waited)
+            cpu = sum(1 for b in self.waited if b.metric == "cpu")
+            said.append(f"the workers' CPU was shared: {count} of {total} samples in {len(self.waited)} row(s) "
+                        "waited for it, runnable, while another task ran; those are never the basis of a change"
+                        + (f"; {cpu} row(s) marked cpu show CPU time, which leaves the waits out" if cpu else "")
+                        + "; for wall time, rerun with the CPU to itself")
+        return "; ".join(said) if said else None
 
 
 def tables(run: Run, metric: str = "wall", details: bool = False) -> list:
@@ -184,7 +215,17 @@ def _rates_table(run: Run, group: str, rows, libs: list[str], metric: str, faste
     for per_lib in rows.values():
         best = fastest(per_lib, metric)
         first = next(iter(per_lib.values()))
-        table.add_row(Text(first.label), *layout.row(per_lib, lambda m: cell(m, metric, m is best, details)))
+        table.add_row(Text(first.label), *layout.row(per_lib, lambda m, basis: cell(m, basis, m is best, details)))
+    return _noted(table, layout)
+
+
+def _noted(table, layout: _Layout):
+    """The table with what its changes rest on added to its caption."""
+    notes = layout.notes()
+    if notes and table.caption is not None:
+        table.caption = f"{table.caption}. {notes}"
+    elif notes:
+        table.caption = notes
     return table
 
 
@@ -199,7 +240,7 @@ def _kind_table(run: Run, group: str, rows, libs: list[str], metric: str, fastes
                                       caption=layout.caption() if kind.ranked else None, caption_justify="left"))
     first_way: dict[str, Measurement] = {}
 
-    def draw(m: Measurement, per_lib) -> Text | None:
+    def draw(m: Measurement, per_lib, metric: str) -> Text | None:
         drawn = kind.draw(m, metric, details)
         if drawn is None:
             return None
@@ -217,8 +258,8 @@ def _kind_table(run: Run, group: str, rows, libs: list[str], metric: str, fastes
     for per_lib in rows.values():
         first = next(iter(per_lib.values()))
         label = kind.label(first) if kind.label else first.label
-        table.add_row(escape(label), *layout.row(per_lib, lambda m: draw(m, per_lib)))
-    return table
+        table.add_row(escape(label), *layout.row(per_lib, lambda m, basis: draw(m, per_lib, basis)))
+    return _noted(table, layout)
 
 
 def _long_if(count: int, table: Table) -> Table | LongTable:

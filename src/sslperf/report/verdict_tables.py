@@ -26,14 +26,25 @@ def change_text(change: Change | None) -> tuple[str, str]:
         return "", ""
     ci = (f" [{(change.low - 1) * 100:+.1f}, {(change.high - 1) * 100:+.1f}]"
           if change.low is not None and change.high is not None else "")
+    basis = " cpu" if change.basis == "cpu" else ""
     if change.verdict == "~":
-        return f"~ {change.percent:+.1f}%{ci} ({change.evidence()})", "dim"
+        return f"~ {change.percent:+.1f}%{ci} ({change.evidence()}){basis}", "dim"
     if change.verdict == "?" and change.method == "different counters":
         return "? (counted by different counters)", "yellow"
     if change.verdict == "?":
-        return f"{change.percent:+.1f}% ? (n too small)", "yellow"
+        return f"{change.percent:+.1f}% ? ({unknown_reason(change)})", "yellow"
     style = "green" if change.verdict == "faster" else "bold red"
-    return f"{change.percent:+.1f}%{ci} ({change.evidence()})", style
+    return f"{change.percent:+.1f}%{ci} ({change.evidence()}){basis}", style
+
+
+def unknown_reason(change: Change) -> str:
+    """Why a change is `?`, in a few words for a cell (its `why` says it whole)."""
+    why = change.why or ""
+    if "waited" in why:
+        return "samples waited for the CPU"
+    if "worker processes" in why:
+        return "fewer than 3 processes a side"
+    return "n too small"
 
 
 def _ordered_groups(comparison: Comparison):
@@ -45,7 +56,7 @@ def tables(comparison: Comparison) -> list[Table]:
     out = []
     for group, rows in _ordered_groups(comparison):
         table = Table(title=f"{group} ({comparison.metric} time; change vs {escape(comparison.columns[0].label)})",
-                      title_justify="left")
+                      title_justify="left", caption=_basis_note(rows), caption_justify="left")
         table.add_column("case")
         for index, column in enumerate(comparison.columns):
             table.add_column(escape(column.label), justify="right")
@@ -67,6 +78,19 @@ def tables(comparison: Comparison) -> list[Table]:
             table.add_row(*cells)
         out.append(table)
     return out
+
+
+def _basis_note(rows) -> str | None:
+    """What a table's changes rest on, where a reader could not tell from the figures: paired rounds (not the ratio
+    of the medians shown) and rows on CPU time."""
+    changes = [c for row in rows for c in row.changes if c is not None]
+    said = []
+    if any(c.method == "paired" for c in changes):
+        said.append("changes within one run are paired: each worker process's median round-by-round ratio, "
+                    "combined, not the ratio of the medians shown")
+    if any(row.metric == "cpu" for row in rows):
+        said.append("cpu: samples waited for the CPU, so the row's figures and changes are CPU time")
+    return "; ".join(said) or None
 
 
 METHODS = {"exact": "deterministic instruction counts, no test needed",

@@ -16,7 +16,13 @@ samples of one process share its memory layout and moment and are not independen
 - runs without process records (older ones, imports): Mann-Whitney U on the samples ("samples");
 - instruction counts from deterministic inputs, the same in every process: the change is exact ("exact");
 - counts of two different counters (the CPU's own, callgrind) are never paired: `?` ("different counters").
-With fewer than 3 units on a side no test is possible and the verdict is `?`."""
+A process's figure is the median of its logs, so a ratio and its inverse are one change (the median of an even
+number of ratios averaged in linear space called two copies of one library +422% apart when half their rounds were
+0.1 and half 10). With fewer than 3 units on a side — worker processes where the samples say which, else samples —
+no test is possible and the verdict is `?`, with the reason.
+
+On wall time, samples that waited for their CPU (another task held it) are never units: waits.basis says what is
+left out, when CPU time stands in, and when nothing is left to measure (`?`)."""
 
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field
 from sslperf import figures
 from sslperf.results import Measurement
 from sslperf.stats import RatioTest, mann_whitney_p, paired_ratio, welch_ratio
+from sslperf.verdict import waits
 
 MIN_SAMPLES_FOR_TEST = 3
 DEFAULT_THRESHOLD = 0.02     # --threshold: the smallest change called (before the noise floor)
@@ -48,6 +55,9 @@ class Change:
     threshold: float = 0.0       # the smallest change called: max(--threshold, the noise floor, the runs' noise)
     floor: float | None = None   # the noise floor that applied, when one was measured
     noisy: str | None = None     # what the runs recorded that widened the threshold, when they did
+    basis: str = "wall"          # the time the change rests on: the metric asked, or "cpu" when samples waited
+    waited: str | None = None    # what waiting for the CPU did to the samples (left out, CPU time), when any did
+    why: str | None = None       # why the verdict is `?`, when it is
 
     @property
     def percent(self) -> float:
@@ -126,41 +136,72 @@ def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | N
     if metric == "instructions" and _exact(base, a) and _exact(other, b):
         ratio = b[0] / a[0]
         return Change(ratio, None, decide_exact(ratio, policy.threshold), ratio, ratio, "exact", policy.threshold)
-    test, method = process_test(base, other, metric, paired)
+    chosen = waits.basis([base, other], metric)
+    if chosen.abstain:
+        sa, sb = base.summary(metric), other.summary(metric)
+        return Change(sb.median / sa.median if sa.median else math.nan, None, "?", threshold=policy.threshold,
+                      basis=metric, waited=chosen.reason, why=chosen.reason)
+    metric = chosen.metric
+    test, method, why = process_test(base, other, metric, paired, chosen.keep)
     threshold, floor, noisy = policy.threshold_for(method, base.family, runs)
+    if chosen.reason is not None and metric == "cpu":       # CPU time beside another task: its refills too
+        threshold = max(threshold, waits.CONTENDED)
+    said = {"basis": metric, "waited": chosen.reason}
     if test is not None:
         return Change(test.ratio, test.p, decide(test.ratio, test.p, threshold, policy.alpha), test.low, test.high,
-                      method, threshold, floor, noisy)
+                      method, threshold, floor, noisy, **said)
     sa, sb = base.summary(metric), other.summary(metric)
     ratio = sb.median / sa.median if sa.median else math.nan
-    if len(a) < MIN_SAMPLES_FOR_TEST or len(b) < MIN_SAMPLES_FOR_TEST:
-        return Change(ratio, None, "?", threshold=threshold, floor=floor, noisy=noisy)
+    if why is None and (len(a) < MIN_SAMPLES_FOR_TEST or len(b) < MIN_SAMPLES_FOR_TEST):
+        why = f"fewer than {MIN_SAMPLES_FOR_TEST} samples on a side ({len(a)} and {len(b)})"
+    if why is not None:
+        return Change(ratio, None, "?", method=method, threshold=threshold, floor=floor, noisy=noisy, why=why,
+                      **said)
     p = mann_whitney_p(a, b)
     return Change(ratio, p, decide(ratio, p, threshold, policy.alpha), method=method, threshold=threshold,
-                  floor=floor, noisy=noisy)
+                  floor=floor, noisy=noisy, **said)
 
 
-def process_test(base: Measurement, other: Measurement, metric: str, paired: bool) -> tuple[RatioTest | None, str]:
-    """The ratio test a comparison of two measurements rests on, and its method."""
+Keep = tuple[tuple[bool, ...] | None, ...]
+
+
+def process_test(base: Measurement, other: Measurement, metric: str, paired: bool,
+                 keep: Keep = (None, None)) -> tuple[RatioTest | None, str, str | None]:
+    """The ratio test a comparison of two measurements rests on, its method, and — when there is none to make
+    although the samples say which worker process took them — why not (the verdict is then `?`). `keep`: per side,
+    the samples that may be units (waits.basis; None: all)."""
     a, b = base.rates(metric), other.rates(metric)
+    kept_a, kept_b = (_kept(k, len(values)) for k, values in zip(keep, (a, b)))
     if paired and len(a) == len(b):
-        rounds = _by_process(base, [y / x for x, y in zip(a, b) if x > 0])
+        ratios = [(i, y / x) for i, (x, y) in enumerate(zip(a, b)) if x > 0 and kept_a[i] and kept_b[i]]
+        rounds = _by_process(base, ratios, len(a))
         if rounds is not None and len(rounds) >= MIN_SAMPLES_FOR_TEST:
-            return paired_ratio([math.log(_median(r)) for r in rounds]), "paired"
-    pa, pb = _by_process(base, a), _by_process(other, b)
-    if pa is not None and pb is not None and min(len(pa), len(pb)) >= MIN_SAMPLES_FOR_TEST:
-        return welch_ratio([math.log(_median(p)) for p in pa], [math.log(_median(p)) for p in pb]), "processes"
-    return None, "samples"
+            return paired_ratio([_median([math.log(r) for r in group]) for group in rounds]), "paired", None
+    pa = _by_process(base, [(i, x) for i, x in enumerate(a) if kept_a[i]], len(a))
+    pb = _by_process(other, [(i, y) for i, y in enumerate(b) if kept_b[i]], len(b))
+    if pa is not None and pb is not None:
+        if min(len(pa), len(pb)) >= MIN_SAMPLES_FOR_TEST:
+            return welch_ratio([_median([math.log(x) for x in p]) for p in pa],
+                               [_median([math.log(x) for x in p]) for p in pb]), "processes", None
+        return None, "processes", (f"samples from {len(pa)} and {len(pb)} worker processes: a test needs "
+                                   f"{MIN_SAMPLES_FOR_TEST} on each side (the samples of one process are not "
+                                   "independent)")
+    return None, "samples", None
 
 
-def _by_process(m: Measurement, values: list[float]) -> list[list[float]] | None:
-    """`values` (one per sample) grouped by the worker process that took them, in order."""
+def _kept(keep: tuple[bool, ...] | None, n: int) -> tuple[bool, ...]:
+    return keep if keep is not None and len(keep) == n else (True,) * n
+
+
+def _by_process(m: Measurement, values: list[tuple[int, float]], n: int) -> list[list[float]] | None:
+    """`values` ((sample index, value), in order) grouped by the worker process that took each sample; None when
+    the measurement's `n` samples do not say which process took them."""
     pids = (m.figures or {}).get(figures.PROCESS)
-    if not pids or len(pids) != len(values):
+    if not pids or len(pids) != n:
         return None
     groups: dict[int, list[float]] = {}
-    for pid, value in zip(pids, values):
-        groups.setdefault(pid, []).append(value)
+    for index, value in values:
+        groups.setdefault(pids[index], []).append(value)
     return list(groups.values())
 
 

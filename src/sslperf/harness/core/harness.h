@@ -96,7 +96,14 @@ typedef enum { SP_WALL, SP_PROCESS_CPU, SP_THREAD_CPU } sp_clock;   /* monotonic
 uint64_t sp_now_ns(sp_clock clock);
 /* Wall and process CPU time of one batch of `iters`. */
 int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns, uint64_t *cpu_ns);
-/* Iterations for one batch of about `target_ns` wall time, scaled from
+/* What the scheduler did to the calling thread so far: the time it waited, runnable, for a CPU another task held
+ * (the kernel's run delay) and how many times it was put on a CPU. Read before and after a timed batch, outside it:
+ * a sample that waited has a wall time that is not the library's (issue 50). 0 where the kernel does not say. */
+typedef struct {
+    uint64_t wait_ns, slices;
+} sp_sched;
+int sp_sched_now(sp_sched *s);
+/* Iterations for one batch of about `target_ns` wall time (less what the thread waited for its CPU), scaled from
  * growing batches until one takes `probe_ns`/4 (serve and run probe the
  * whole target; long runs probe SP_SHORT_PROBE of it). */
 int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out);

@@ -186,6 +186,8 @@ static void split_over_cpu(uint64_t cpu, uint64_t *a, uint64_t *b)
 static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result)
 {
     static uint64_t wall[MAX_SAMPLES], cpu[MAX_SAMPLES], ops[MAX_SAMPLES], client[MAX_SAMPLES], server[MAX_SAMPLES];
+    static uint64_t waited[MAX_SAMPLES], slices[MAX_SAMPLES];
+    int scheduled = 1;      /* the kernel told what it did to every sample */
     if (count < 1 || count > MAX_SAMPLES)
         count = count < 1 ? 1 : MAX_SAMPLES;
     static uint64_t op_ns[MAX_SAMPLES * SP_LATENCY_KEEP];
@@ -197,7 +199,12 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
         ops[i] = iters;
         if (latencies)
             sp_latency_reset(latencies);
+        sp_sched before, after;
+        scheduled &= sp_sched_now(&before);
         int ok = sp_timed_batch(c->run, c->state, iters, &wall[i], &cpu[i]);
+        scheduled &= sp_sched_now(&after);
+        waited[i] = after.wait_ns - before.wait_ns;
+        slices[i] = after.slices - before.slices;
         if (c->split) {
             c->split(c->state, &client[i], &server[i]);
             split_over_cpu(cpu[i], &client[i], &server[i]);
@@ -222,6 +229,12 @@ static int sample(bench_case *c, uint64_t iters, int count, int emit_type_result
     json_u64_array(wall, count);
     printf(",\"cpu_ns\":");
     json_u64_array(cpu, count);
+    if (scheduled) {
+        printf(",\"wait_ns\":");
+        json_u64_array(waited, count);
+        printf(",\"slices\":");
+        json_u64_array(slices, count);
+    }
     if (c->split) {
         printf(",\"client_cpu_ns\":");
         json_u64_array(client, count);

@@ -126,6 +126,26 @@ int sp_timed_batch(batch_fn run, void *state, uint64_t iters, uint64_t *wall_ns,
     return ok;
 }
 
+int sp_sched_now(sp_sched *s)
+{
+    s->wait_ns = s->slices = 0;
+#ifdef __linux__
+    /* run time, run-queue wait, times put on a CPU: the kernel's own account of this thread (sched_info) */
+    unsigned long long run = 0, wait = 0, slices = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu %llu", &run, &wait, &slices) == 3 && run > 0;
+    if (f)
+        fclose(f);
+    if (ok) {
+        s->wait_ns = wait;
+        s->slices = slices;
+    }
+    return ok;
+#else
+    return 0;
+#endif
+}
+
 void sp_latency_add(sp_latencies *l, uint64_t ns)
 {
     l->seen++;
@@ -153,10 +173,18 @@ void sp_latency_reset(sp_latencies *l)
  * then x2) doubles as a warm-up; the count is scaled from the last batch. */
 int sp_calibrate(batch_fn run, void *state, uint64_t target_ns, uint64_t probe_ns, uint64_t *iters_out)
 {
+    /* A batch's wall time less what the thread waited for its CPU: on a CPU another task shares, the wall time
+     * would size the samples to the share left (a tenth of the work beside a busy loop at nice 10), and samples
+     * that short start cold after every turn of the other task. */
     uint64_t iters = 1, wall, cpu;
     for (;;) {
+        sp_sched before, after;
+        sp_sched_now(&before);
         if (!sp_timed_batch(run, state, iters, &wall, &cpu))
             return 0;
+        sp_sched_now(&after);
+        uint64_t waited = after.wait_ns - before.wait_ns;
+        wall = waited < wall ? wall - waited : 1;
         if (wall >= probe_ns / 4 || iters >= (1ull << 40))
             break;
         iters *= (wall < probe_ns / 100) ? 8 : 2;

@@ -6,5 +6,6 @@ from __future__ import annotations
 
 from sslperf.measure.modes import base, in_memory
 
-MODE = base.Mode("afalg", "kernel crypto (AF_ALG) beside the library", ("afalg",), base.OPENSSL_ONLY, (),
+MODE = base.Mode("afalg", "kernel crypto (AF_ALG) beside the library", ("afalg",), base.OPENSSL_ONLY,
+                 in_memory.MODE.figures,
                  ("wall", "cpu"), in_memory.Session)         # the kernel's work: no callgrind count
