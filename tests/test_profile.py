@@ -312,3 +312,25 @@ def test_perf_vs_where_perf_can_record(built_openssl, built_30, e2e_env, tmp_pat
                     "--out", tmp_path / "one", env=e2e_env)
     assert table.returncode == 0, table.stderr
     assert "Top 5 functions by self cost" in table.stdout and "profiling with perf" in table.stderr
+
+
+def test_only_in_is_never_claimed_for_a_frame_around_work_both_sides_do(tmp_path):
+    """Issue 50 item 5: the lead line said "only in openssl-3.0.8: SSL_CTX_load_verify_locations 92.3%" while
+    1.1.1w spent 79.8% in X509_STORE_load_locations, the same CA load: perf had lost 1.1.1w's frame (a tail call),
+    and 3.0.8's is a frame around a function both profiles have (here by_file_ctrl(_ex), 91.8% on its side: the
+    shares of one chain differ by what perf's samples lose, so the frame is not folded into the chain)."""
+    a = make_profile("openssl-1.1.1w", [("by_file_ctrl", 0.0, 79.8), ("X509_STORE_load_locations", 0.0, 79.8),
+                                        ("hot", 12.0, 12.0)])
+    b = make_profile("openssl-3.0.8", [("SSL_CTX_load_verify_locations", 0.0, 92.3), ("by_file_ctrl_ex", 0.0, 91.8),
+                                       ("X509_STORE_load_file_ex", 0.0, 91.8), ("hot", 3.0, 3.0)])
+    b.total = 2000       # dearer per operation: its one-sided functions are the candidates
+    assert "only in" not in render.lead_line(a, b)
+    # A function the other side's report names below the parsed shares is not "only in" either.
+    lone = make_profile("openssl-3.0.8", [("new_cache_fill", 30.0, 30.0), ("grown", 5.0, 45.0)])
+    lone.total = 2000
+    plain = make_profile("openssl-1.1.1w", [("grown", 5.0, 25.0)])
+    assert "only in openssl-3.0.8: new_cache_fill at 30.0%" in render.lead_line(plain, lone)
+    report = tmp_path / "report.txt"
+    report.write_text("     0.01%  0.01%  harness  libcrypto.so  [.] ossl_new_cache_fill\n")
+    plain.reports = [str(report)]
+    assert "only in" not in render.lead_line(plain, lone)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from sslperf.profiling.model import Profile
 
@@ -32,6 +33,7 @@ ONE_SIDED_MIN_SHARE = 5.0
 CLOSE_SHARES = 0.5         # points: inclusive shares this close "match closely"
 RENAME_LIKENESS = 0.6      # difflib ratio of the names: X509_STORE_load_locations/_file_ex 0.71, unrelated ~0.3
 SAME_SHARE_DIGITS = 2      # shares equal to this many decimals: one call chain
+FRAME_POINTS = 1.0         # points: a one-sided function this close to a function of both, on its side, wraps it
 
 
 @dataclass
@@ -64,7 +66,7 @@ def _by_comparison_name(p: Profile) -> dict[str, tuple[set[str], float, float]]:
     are one function: self shares added, the larger inclusive share kept."""
     out: dict[str, tuple[set[str], float, float]] = {}
     for f in p.functions:
-        key = re.sub(r"^ossl_", "", re.sub(r"_ex$", "", f.name))
+        key = _comparison_key(f.name)
         names, self_share, inclusive = out.get(key, (set(), 0.0, 0.0))
         out[key] = (names | {f.name}, self_share + f.self_share, max(inclusive, f.inclusive_share))
     return out
@@ -184,10 +186,50 @@ def lead(a: Profile, b: Profile) -> ShareChange | None:
 
 
 def largest_one_sided(a: Profile, b: Profile) -> ShareChange | None:
-    """The largest function only the dearer profile has (B's when B is dearer or as dear), beside the lead."""
+    """The largest function only the dearer profile has (B's when B is dearer or as dear), beside the lead: one the
+    other side really lacks, under every name it is known by (only_in)."""
     rows = changed_most(a, b, len(a.functions) + len(b.functions), "inclusive")
-    only = [r for r in rows if (not r.in_a if _direction(a, b) >= 0 else not r.in_b)]
+    dearer_b = _direction(a, b) >= 0
+    only = [r for r in rows if (not r.in_a if dearer_b else not r.in_b)]
+    only = [r for r in only if only_in(r, a if dearer_b else b, b if dearer_b else a)]
     return max(only, key=lambda r: max(r.a_inclusive, r.b_inclusive), default=None)
+
+
+def only_in(row: ShareChange, lacking: Profile, having: Profile) -> bool:
+    """Whether the function of `row`, which `having` shows and `lacking` does not, is work `lacking` does not do,
+    as far as the profiles tell: not where `lacking`'s whole report (below the parsed shares too) names it as X, X_ex
+    or ossl_X, and not where it is a frame around a function both profiles have — its share on its side within
+    FRAME_POINTS of that function's (1.1.1w's perf lost `SSL_CTX_load_verify_locations`, which ends in a tail call to
+    `X509_STORE_load_locations`; 3.0.8 wraps `asn1_item_embed_d2i` in `asn1_item_ex_d2i_intern`)."""
+    if _named_in_reports(row, lacking):
+        return False
+    own = row.b_inclusive if not row.in_a else row.a_inclusive
+    key = _comparison_key(row.name)
+    for f in having.functions:
+        if _comparison_key(f.name) == key or abs(f.inclusive_share - own) > FRAME_POINTS:
+            continue
+        if any(_comparison_key(g.name) == _comparison_key(f.name) for g in lacking.functions):
+            return False
+    return True
+
+
+def _comparison_key(name: str) -> str:
+    return re.sub(r"^ossl_", "", re.sub(r"_ex$", "", name))
+
+
+def _named_in_reports(row: ShareChange, profile: Profile) -> bool:
+    """Whether `profile`'s own text reports (what the tool printed, every line) name the function of `row`."""
+    names = {row.name, *(row.renamed or ())}
+    keys = {_comparison_key(n) for n in names}
+    wanted = re.compile(r"\b(?:ossl_)?(?:" + "|".join(re.escape(k) for k in keys) + r")(?:_ex)?\b")
+    for report in profile.reports:
+        try:
+            text = Path(report).read_text(errors="replace")
+        except OSError:
+            continue
+        if wanted.search(text):
+            return True
+    return False
 
 
 def _direction(a: Profile, b: Profile) -> int:
