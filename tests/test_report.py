@@ -341,3 +341,20 @@ def test_imported_versions_say_why_nothing_is_tested_and_the_kem_chart_why_it_is
     drawn = opened.dom.split(div, 1)[1].split("class=\"chart-title\"", 1)[0]          # up to the next chart
     assert "absolute, not relative: only openssl-3.6.3 has figures here" in drawn and 'class="gtitle"' in drawn
     assert opened.page_requests() == [] and opened.console_errors() == []
+
+
+def test_a_report_of_chosen_cases_and_libraries_only(store, tmp_path):
+    out = tmp_path / "slide"
+    result = run_cli("report", store["plain"], "--case", "sig/ecdsa-*", "--filter", "kex/*", "--out", out,
+                     env=store["env"])
+    assert result.returncode == 0, result.stderr
+    cases = json.dumps(page_data(out / "report.html"))
+    assert "sig/ecdsa-p256/sign" in cases and "kex/x25519/derive" in cases
+    assert "sig/rsa-2048/sign" not in cases and "cipher/aes-128-gcm" not in cases
+    assert not list(out.glob("throughput-*.png")) and list(out.glob("ops-signatures.png"))
+    # A library the run lacks, or a pattern no case matches: one paragraph, nothing written.
+    for args, said in ((("--lib", "openssl-9.9"), "--lib openssl-9.9 is not a library of run"),
+                       (("--case", "nosuchcase"), "No case of run")):
+        refused = run_cli("report", store["plain"], *args, "--out", tmp_path / "no", env=store["env"])
+        assert refused.returncode == 2 and said in refused.stderr and "Traceback" not in refused.stderr
+        assert not (tmp_path / "no").exists() or not any((tmp_path / "no").iterdir())

@@ -33,10 +33,12 @@ console = make_console()
               help="Write hosts.html: each library measured on several hosts (a shared --db), host by host.")
 @click.option("--host", "host_names", multiple=True, metavar="NAME",
               help="Only runs of this host, for --history and --hosts (repeatable; default: all hosts).")
-@click.option("--case", "case_patterns", multiple=True, metavar="PATTERN",
-              help="Only these cases in --hosts (repeatable; default: all).")
+@click.option("--case", "--filter", "case_patterns", multiple=True, metavar="PATTERN",
+              help="Only these cases (ids, globs or substrings; repeatable; default: all), in the runs' page and "
+                   "figures and in --hosts: one page and one versions.png of exactly the cases chosen.")
 @click.option("--lib", "lib_names", multiple=True, metavar="LIB",
-              help="Only these libraries in --hosts, as FLAVOR-VERSION or a run's name (repeatable).")
+              help="Only these libraries (repeatable; default: all), as the run names them (in --hosts also "
+                   "FLAVOR-VERSION).")
 @click.pass_context
 def report(ctx, run_ids, out, force, formats, metric, baseline, history, hosts_view, host_names, case_patterns,
            lib_names) -> None:
@@ -49,6 +51,7 @@ def report(ctx, run_ids, out, force, formats, metric, baseline, history, hosts_v
     \b
     Examples:
       sslperf speed --quick --lib openssl-1.1.1w --lib openssl-3.6 && sslperf report latest --out report/
+      sslperf report latest --case 'sig/ecdsa-*' --lib openssl-3.0.8 --lib openssl-3.6.3 --out slide/
       sslperf report --history sig/ecdsa-p256/sign --history 'cipher/aes-128-gcm/encrypt/*' --out report/
       sslperf --db postgresql://perf@db/sslperf report --hosts --lib openssl-3.6.3 --out fleet/
     """

@@ -6,6 +6,7 @@ pages linked to each other and one copy of Plotly for them all."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from sslperf import userfiles
@@ -13,7 +14,7 @@ from sslperf.errors import SslperfError
 from sslperf.measure.suites import select_ids
 from sslperf.noise.applied import floor_for
 from sslperf.report import figures, history_page, hosts_page, page_frame, run_page
-from sslperf.results import merge
+from sslperf.results import Run, merge
 
 
 def write(store, files: userfiles.Batch, run_ids: tuple[str, ...], formats: tuple[str, ...], metric: str,
@@ -21,7 +22,7 @@ def write(store, files: userfiles.Batch, run_ids: tuple[str, ...], formats: tupl
           case_patterns: tuple[str, ...], lib_names: tuple[str, ...]) -> list[Path]:
     """Every page and figure asked for, written; the paths written."""
     if run_ids or not (history_cases or hosts_view):
-        add_run_report(store, run_ids or ("latest",), files, formats, metric, baseline)
+        add_run_report(store, run_ids or ("latest",), files, formats, metric, baseline, case_patterns, lib_names)
     if history_cases:
         add_history(store, history_cases, host_names, files)
     if hosts_view:
@@ -31,9 +32,11 @@ def write(store, files: userfiles.Batch, run_ids: tuple[str, ...], formats: tupl
     return files.commit()
 
 
-def add_run_report(store, run_ids, files: userfiles.Batch, formats, metric: str, baseline: str | None) -> None:
-    """report.html of the runs (merged) and the PNG/SVG figures of `formats` (default: all three)."""
-    runs = [store.load(run_id) for run_id in run_ids]
+def add_run_report(store, run_ids, files: userfiles.Batch, formats, metric: str, baseline: str | None,
+                   case_patterns: tuple[str, ...] = (), lib_names: tuple[str, ...] = ()) -> None:
+    """report.html of the runs (merged) and the PNG/SVG figures of `formats` (default: all three); with
+    `case_patterns` and `lib_names`, of those cases and libraries only (a chart for a slide)."""
+    runs = [chosen(store.load(run_id), case_patterns, lib_names) for run_id in run_ids]
     run = merge(runs)
     names = [lib.name for lib in run.libs]
     if baseline and baseline not in names:
@@ -52,6 +55,34 @@ def add_run_report(store, run_ids, files: userfiles.Batch, formats, metric: str,
             f"{'' if measured == 1 else 's'}, and the {'/'.join(sorted(wanted)).upper()} figures need sizes, "
             "signatures, key exchanges or handshakes measured on at least one library.",
             hint="Add --format html for the page with every result, or report a run with those cases.")
+
+
+def chosen(run: Run, case_patterns: tuple[str, ...], lib_names: tuple[str, ...]) -> Run:
+    """`run` with only the cases matching `case_patterns` (ids, globs or substrings) and the libraries of
+    `lib_names` (a name of the run, or its start up to a version's dot: `openssl-3.6` is `openssl-3.6.3`); all
+    of either when none is given. Nothing chosen is a one-paragraph error."""
+    if not case_patterns and not lib_names:
+        return run
+    names = [lib.name for lib in run.libs]
+    keep_libs = set(names)
+    if lib_names:
+        keep_libs = set()
+        for wanted in lib_names:
+            found = [n for n in names if n == wanted] or [n for n in names if n.startswith(wanted + ".")]
+            if not found:
+                raise SslperfError(f"--lib {wanted} is not a library of run {run.id} ({', '.join(names)}).",
+                                   hint="Give libraries as the run names them (`sslperf runs show RUN`).")
+            keep_libs.update(found)
+    cases = list(dict.fromkeys(m.case for m in run.measurements))
+    try:
+        keep_cases = set(select_ids(cases, case_patterns)) if case_patterns else set(cases)
+    except SslperfError:
+        raise SslperfError(f"No case of run {run.id} matches {' or '.join(case_patterns)}.",
+                           hint="`sslperf runs show RUN` lists its cases; patterns are ids, globs or "
+                                "substrings, e.g. --case 'sig/ecdsa-*'.") from None
+    return dataclasses.replace(run, libs=[lib for lib in run.libs if lib.name in keep_libs],
+                               measurements=[m for m in run.measurements
+                                             if m.case in keep_cases and m.lib in keep_libs])
 
 
 def add_history(store, patterns: tuple[str, ...], host_names: tuple[str, ...], files: userfiles.Batch) -> None:

@@ -15,10 +15,12 @@ from collections import defaultdict
 from sslperf import families
 from sslperf import figures as named  # the declared figure names
 from sslperf.report import palette, versions_figure
+from sslperf.report.ranking import ALPHA, THRESHOLD
 from sslperf.report.mpl import Figure, save, subplots
 from sslperf.results import Measurement, Run
 from sslperf.stats import doubling_fit
 from sslperf.userfiles import Batch
+from sslperf.verdict import Policy, judge, waits
 
 # Throughput families draw rate against size; the other primitive families draw grouped bars.
 SYMMETRIC_GROUPS = tuple(g for f in families.FAMILIES.values() if f.throughput for g in f.groups)
@@ -42,6 +44,19 @@ def _slug(text: str) -> str:
 
 def _libs(run: Run) -> list[str]:
     return [lib.name for lib in run.libs]
+
+
+def _change(run: Run, base: Measurement, other: Measurement, metric: str):
+    """The one verdict rule's change of `other` against `base`, as the terminal table asks it (report.ranking's
+    threshold and alpha; paired when both come from one run of a merged report)."""
+    lib_runs = run.settings.get("lib_runs") or {}
+    runs = (lib_runs.get(base.lib, run.id), lib_runs.get(other.lib, run.id))
+    return judge(base, other, metric, Policy(THRESHOLD, ALPHA), paired=runs[0] == runs[1], runs=runs)
+
+
+def _mark(change) -> str:
+    """`▲ +12%` above a bar: the table's symbol and change."""
+    return "?" if change.verdict == "?" else f"{change.symbol} {change.percent:+.0f}%"
 
 
 def throughput_by_size(run: Run, files: Batch, formats: tuple[str, ...], metric: str = "wall") -> list[Figure]:
@@ -108,21 +123,31 @@ def operations_bars(run: Run, files: Batch, formats: tuple[str, ...], metric: st
         fig, axes = subplots(rows, cols, figsize=(max(3.2 * cols, 0.5 * len(libs) * cols), 2.9 * rows + 0.6),
                                  squeeze=False)
         for ax, label in zip(axes.flat, labels):
-            by_lib = {m.lib: m.summary(metric) for m in ms if m.label == label}
+            cells = {m.lib: m for m in ms if m.label == label}
+            shown = waits.row_metric(list(cells.values()), metric)       # as the table's row: CPU where it is
+            by_lib = {lib: m.summary(shown) for lib, m in cells.items()}
             present = [lib for lib in libs if lib in by_lib]
             ys = [by_lib[lib].median for lib in present]
             errs = [[by_lib[lib].median - by_lib[lib].ci_low for lib in present],
                     [by_lib[lib].ci_high - by_lib[lib].median for lib in present]]
             ax.bar(range(len(present)), ys, yerr=errs, capsize=2, color=[colours[lib] for lib in present])
+            for x, lib in enumerate(present[1:], start=1):       # the table's change column, on the bars
+                change = _change(run, cells[present[0]], cells[lib], shown)
+                if change is not None:
+                    ax.annotate(_mark(change), (x, by_lib[lib].ci_high), textcoords="offset points", xytext=(0, 2),
+                                ha="center", va="bottom", fontsize=7,
+                                fontweight="bold" if change.verdict in ("faster", "slower") else "normal")
             ax.set_xticks(range(len(present)))
             ax.set_xticklabels(present, rotation=30, ha="right", fontsize=7)
-            ax.set_ylim(bottom=0)
-            ax.set_title(label, fontsize=9)
+            ax.set_ylim(bottom=0, top=max(ys) * 1.2 if ys and max(ys) > 0 else None)
+            ax.set_title(label + (" (CPU time)" if shown != metric else ""), fontsize=9)
             ax.grid(axis="y", alpha=0.3)
         for ax in list(axes.flat)[len(labels):]:
             ax.axis("off")
         fig.supylabel(f"operations per second ({metric} time)", fontsize=9)
-        fig.suptitle(f"{group}: median with 95% CI, each panel from zero")
+        fig.suptitle(f"{group}: median with 95% CI, each panel from zero; the change against {libs[0]} by the "
+                     "verdict rule (▲ faster, ▼ slower, ~ tie, ? unknown)" if len(libs) > 1 else
+                     f"{group}: median with 95% CI, each panel from zero", fontsize=9 if len(libs) > 1 else None)
         fig.tight_layout()
         name = _slug(f"ops-{group}")
         figures.append(Figure(name, group, save(fig, files, name, formats)))
