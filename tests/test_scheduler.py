@@ -37,6 +37,10 @@ def fake_mode(name: str, prefix: str, log: Log, passes: int, rounds: int, backen
             log.calls.append((name, "prepare", case.id, tuple(lib.name for lib in libs)))
             return base.Prepared({lib.name: case.result(lib.name) for lib in libs}, rounds)
 
+        def finish(self, results):
+            log.calls.append((name, "finish", None, None))
+            return []
+
         def take(self, case, lib):
             n = self.taken[(case.id, lib.name)] = self.taken.get((case.id, lib.name), 0) + 1
             log.calls.append((name, "take", case.id, lib.name))
@@ -143,3 +147,17 @@ def test_every_real_mode_has_a_session_and_declared_figures():
         assert not figures.unknown(mode.figures), mode.name
         assert mode.metrics and set(mode.metrics) <= {"wall", "cpu", "instructions"}
         assert issubclass(mode.session, base.Session) if isinstance(mode.session, type) else callable(mode.session)
+
+
+def test_the_progress_line_names_a_modes_finishing_work_while_it_runs(log, monkeypatch):
+    """Issue 50 item 4: `scale`'s progress line stayed on the last case while the contention was explained."""
+    shown = []
+    monkeypatch.setattr(base.Session, "finishing", "explaining the largest count")
+
+    def progress(what, done, total):
+        shown.append(what)
+        log.calls.append(("progress", what, None, None))
+
+    measure([KEX], progress=progress)
+    said = [what for mode, what, _, _ in log.calls if mode == "progress" or what == "finish"]
+    assert said.index("explaining the largest count") < said.index("finish") < said.index("done")

@@ -55,6 +55,7 @@ def scale(ctx, **options) -> None:
       sslperf scale --lib system --case api/digest/sha256/implicit-fetch/64 --threads 1,2 --json
       sslperf scale --lib openssl-3.0 --case tls/resume/tls1.3/ticket/x25519/ecdsa-p256 --plot out/
     """
+    from sslperf.measure import pinning
     from sslperf.scale import plot, render, sweep
 
     o = options
@@ -71,7 +72,10 @@ def scale(ctx, **options) -> None:
         click.echo(json.dumps(sweep.as_dict(run, curves), indent=1))
     else:
         render.print_sweep(curves, sweep.contention_of(run), console, o["details"])
-    for warning in run.warnings + sweep.one_thread_wider(run):
+    small = render.small_machine(len(pinning.allowed()))
+    if small and not o["as_json"]:
+        console.print(f"[dim]{escape(small)}[/dim]", soft_wrap=True)
+    for warning in run.warnings + sweep.one_thread_wider(run) + sweep.preempted(run):
         said.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     common.refuse_nothing_measured(run, not o["no_store"])
 
@@ -82,7 +86,12 @@ def _run(ctx, request, o, said):
 
     from sslperf.cli.progress import steps
 
+    from sslperf.measure import pinning
+    from sslperf.scale import render
+
     started = time.monotonic()
+    counts = [int(n) for n in str(request.labels.get("threads", "")).split(",") if n]
+    said.print(f"[dim]{escape(render.placement(pinning.allowed(), request.options['threads'].pin, counts))}[/dim]")
     with steps(said, "compiling the harness", prefix=False) as progress:
         run = request.run(common.store_unless(ctx, o["no_store"]), progress)
     if o["out"]:

@@ -28,6 +28,7 @@ class Request:
     labels: dict = field(default_factory=dict)      # recorded in the run's settings (suite, depth …)
     providers: list[str] = field(default_factory=list)           # --provider: each library once per provider
     fips_modules: list[str] = field(default_factory=list)
+    tuning: list[str] = field(default_factory=list)     # the verb's options for longer or more samples (warnings)
 
     def resolve(self):
         """(the libraries, the cases) this request names, each checked."""
@@ -43,12 +44,12 @@ class Request:
 
         libs, cases = self.resolve()
         return scheduler.measure(libs, cases, self.settings, store, self.source, self.labels, self.options,
-                                 progress, on_build=on_build, build_progress=build_progress)
+                                 progress, on_build=on_build, build_progress=build_progress, tuning=self.tuning)
 
     def to_json(self) -> str:
         return json.dumps({"source": self.source, "libs": self.libs, "cases": self.cases,
                            "settings": self.settings.as_dict(), "labels": self.labels, "providers": self.providers,
-                           "fips_modules": self.fips_modules,
+                           "fips_modules": self.fips_modules, "tuning": self.tuning,
                            "options": {name: dataclasses.asdict(o) for name, o in self.options.items()}})
 
     @staticmethod
@@ -66,7 +67,8 @@ class Request:
             return Request(str(data["source"]), [str(n) for n in data["libs"]], [str(c) for c in data["cases"]],
                            Settings.from_dict(data["settings"]), options, dict(data.get("labels") or {}),
                            [str(p) for p in data.get("providers") or []],
-                           [str(m) for m in data.get("fips_modules") or []])
+                           [str(m) for m in data.get("fips_modules") or []],
+                           [str(t) for t in data.get("tuning") or []])
         except (ValueError, KeyError, TypeError) as exc:
             raise SslperfError(f"This is not a measurement request sslperf can run: {exc}.",
                                hint="A request is what `sslperf fleet` sends; make it with the same sslperf "

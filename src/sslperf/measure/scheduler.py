@@ -46,21 +46,23 @@ class _Case:
 
 def measure(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
             labels: dict | None = None, options: dict[str, object] | None = None, progress: Progress | None = None,
-            cert_dir=None, on_build: Callable[[str], None] | None = None, build_progress=None) -> Run:
+            cert_dir=None, on_build: Callable[[str], None] | None = None, build_progress=None,
+            tuning: list[str] | None = None) -> Run:
     """`cases` on `libs`, each case measured by its mode (the registry's row that claims it), recorded into
     `store` (None: nowhere) as it goes. `options`: each mode's own options by mode name (else its defaults);
     `labels`: what the run's settings record beside the scheduler's own; `on_build` and `build_progress` show what a
-    mode builds before its first round (a curl, a server)."""
+    mode builds before its first round (a curl, a server); `tuning`: the verb's options for longer or more samples,
+    the only ones a warning names."""
     by_mode = registry.split(cases, settings.counter)
     waiting = (lambda: progress("waiting for another measurement on this host (a fleet serves it)", 0, 0)) \
         if progress else (lambda: None)
     with hostlock.measuring(waiting):       # a host that serves a fleet measures one run at a time
         return _measure(libs, cases, by_mode, settings, store, source, labels, options, progress, cert_dir, on_build,
-                        build_progress)
+                        build_progress, tuning or [])
 
 
 def _measure(libs, cases, by_mode, settings, store, source, labels, options, progress, cert_dir, on_build,
-             build_progress) -> Run:
+             build_progress, tuning) -> Run:
     run = new_run(libs, {**settings.as_dict(), **(labels or {}), "modes": sorted(mode.name for mode in by_mode)},
                   settings.mask)
     with certificates.for_cases(libs, cases, cert_dir) as made:
@@ -79,8 +81,11 @@ def _measure(libs, cases, by_mode, settings, store, source, labels, options, pro
                     raise
                 notes = [m.note for m in run.measurements]
                 for session in sessions.values():
+                    if progress and session.finishing:         # the line says what runs now, not the last case
+                        progress(session.finishing, len(cases), len(cases))
                     run.warnings += session.finish(run.measurements)
-                run.warnings += _warnings(run, settings, [f"CPU {cpu} {share:.0%} busy" for cpu, share in busy.items()])
+                run.warnings += _warnings(run, settings, [f"CPU {cpu} {share:.0%} busy" for cpu, share in busy.items()],
+                                          tuning)
                 for m, note in zip(run.measurements, notes):
                     if store and m.note != note:        # what finish() noted beside a result
                         store.replace(run.id, m)
@@ -213,7 +218,18 @@ def _interrupted(run: Run, cases: int) -> list[str]:
             "is wider and it is a weaker basis for a comparison."]
 
 
-def _warnings(run: Run, settings: Settings, flags: list[str]) -> list[str]:
+def _remedy(tuning: list[str]) -> str:
+    """What to do about wide intervals, naming only the options the verb has."""
+    longer = [t for t in tuning if t == "--time"]
+    more = [t for t in tuning if t in ("--samples", "--rounds", "--requests", "--processes")]
+    if longer and more:
+        return f"use {longer[0]} to lengthen them or {' or '.join(more)} for more"
+    if more or longer:
+        return f"use {' or '.join(longer + more)} for longer or more samples"
+    return "lengthen them or take more, where the command has options for that (--help)"
+
+
+def _warnings(run: Run, settings: Settings, flags: list[str], tuning: list[str]) -> list[str]:
     """What every run says of its machine and its spread, whatever its modes; the run records the noise it saw
     (noise.recorded), which verdicts between it and another run take into account."""
     after = environment.capture(settings.mask)
@@ -223,7 +239,7 @@ def _warnings(run: Run, settings: Settings, flags: list[str]) -> list[str]:
     if noisy:
         names = ", ".join(f"{m.case} on {m.lib}" for m in noisy[:3]) + (" …" if len(noisy) > 3 else "")
         found.append(f"{len(noisy)} result(s) have a 95% CI wider than ±{NOISY_CI:.0%} ({names}): the machine is "
-                     "noisy or the samples are short; use --time to lengthen them or --samples for more.")
+                     f"noisy or the samples are short; {_remedy(tuning)}.")
         flags.append(f"{len(noisy)} results with a CI wider than ±{NOISY_CI:.0%}")
     run.environment["noise"] = noise_record.summarise(run, flags)
     run.finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

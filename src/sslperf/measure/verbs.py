@@ -28,13 +28,45 @@ def _request(source: str, lib_names, cases: list[Case], settings, labels: dict, 
 
 
 def speed(lib_names, patterns, case_ids, depth, sizes, workload, settings, providers=(), fips_modules=()) -> Request:
-    """The primitives suite of a depth (or the cases given), with extra sizes and workloads."""
+    """The primitives suite of a depth (or the cases given), with extra sizes and workloads. `workload` None: not
+    given (record); given with --case, it is applied to the cases it can apply to, and refused where it cannot."""
+    given, workload = workload is not None, workload or "record"
     workloads = ("record", "speed-compat") if workload == "both" else (workload,)
+    if case_ids and sizes:
+        raise SslperfError("--sizes adds sizes to the suite's cases; with --case the ids name their sizes. Nothing "
+                           "was measured.", hint="Give each size as a case, e.g. --case cipher/aes-128-gcm/encrypt/"
+                                                 "1350, or drop --case to measure the suite with --sizes.")
     extra = suites.parse_sizes(sizes) if sizes else ()
     cases = _chosen(case_ids, patterns, suites.suite(depth, extra, workloads) if not case_ids else [])
+    if case_ids and given:
+        cases = _in_workloads(cases, workloads)
     return _request("sslperf speed", lib_names, cases, settings, {"depth": depth, "workload": workload,
                                                                    "metric": settings.counter}, None, providers,
                     fips_modules)
+
+
+def _in_workloads(cases: list[Case], workloads: tuple[str, ...]) -> list[Case]:
+    """The given cases in each of `workloads` (--workload with --case): what the suite applies workloads to
+    (encryption and digests, the loops `openssl speed` times); any other case, or one whose id names another
+    workload, is refused rather than measured in a workload the user did not ask for."""
+    found: list[Case] = []
+    for case in cases:
+        takes = case.family == "digest" or (case.family == "cipher" and case.operation == "encrypt")
+        named = case.id.endswith("/" + case.workload)
+        if not takes or (named and case.workload not in workloads):
+            what = (f"names the {case.workload} workload" if named and takes else
+                    "is not an encryption or digest case, which are what the workloads apply to")
+            raise SslperfError(f"--workload {' and '.join(workloads)} cannot apply to {case.id}: it {what}. "
+                               "Nothing was measured.",
+                               hint="Drop --workload, or give cases it applies to, e.g. --case "
+                                    "cipher/aes-128-gcm/encrypt/16384 --workload speed-compat.")
+        if named:
+            found.append(case)
+            continue
+        for workload in workloads:
+            found.append(suites.cipher(case.algorithm, case.operation, case.size, workload) if case.family == "cipher"
+                         else suites.digest(case.algorithm, case.size, workload))
+    return list({c.id: c for c in found}.values())
 
 
 def api(lib_names, patterns, settings, providers=(), fips_modules=()) -> Request:
@@ -190,7 +222,7 @@ def _speed(p: dict) -> Request:
                                                          p.get("case_ids") else suites.suite(depth.name),
                                                          p.get("patterns") or ()))
     return speed(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (), depth.name, p.get("sizes"),
-                 p.get("workload") or "record", _settings(p, depth.target_ms, depth.samples), **_lib_args(p))
+                 p.get("workload"), _settings(p, depth.target_ms, depth.samples), **_lib_args(p))
 
 
 def _api(p: dict) -> Request:
@@ -242,5 +274,13 @@ def from_params(command: str, params: dict) -> Request:
     if command == "serve-load":         # its own package's policy (which needs the servers' facts)
         from sslperf.serve_load import plan as serve_plan
 
-        return serve_plan.request(params)
-    return REQUESTS[command](params)
+        request = serve_plan.request(params)
+    else:
+        request = REQUESTS[command](params)
+    request.tuning = [flag for key, flag in TUNING if key in params]
+    return request
+
+
+# A verb's options that lengthen its samples or add more (its parsed options' keys): what a warning may suggest.
+TUNING = (("time_ms", "--time"), ("samples", "--samples"), ("rounds", "--rounds"), ("requests", "--requests"),
+          ("processes", "--processes"))

@@ -54,6 +54,17 @@ class Blocking:
     thread_ns: int                  # the threads' time in all: N × the run's wall time
     sites: list[Site]               # the library's, most blocked first
     calls: dict[str, list[int]]     # per lock function: [calls, found taken]
+    waited_ns: int | None = None    # the threads' run-queue wait: preempted by other work, not blocked on a lock
+
+    @property
+    def preempted(self) -> float | None:
+        """The share of the threads' time spent runnable but off their CPUs (None where the kernel did not say)."""
+        return self.waited_ns / self.thread_ns if self.waited_ns is not None and self.thread_ns else None
+
+    @property
+    def acquisitions(self) -> int:
+        """Blocked lock acquisitions in all (condition waits are the runner's own barrier, not counted)."""
+        return sum(s.count for s in self.sites if s.kind != "pthread_cond_wait")
 
     @property
     def blocked_ns(self) -> int:
@@ -94,6 +105,8 @@ class Contention:
                            for s in b.sites[:top]]
         return {"lib": self.lib, "case": self.case, "mode": self.mode, "threads": self.threads,
                 "blocked_share": {"1": self.at_one.share, str(self.threads): self.at_n.share},
+                "blocked_acquisitions": {"1": self.at_one.acquisitions, str(self.threads): self.at_n.acquisitions},
+                "preempted_share": {"1": self.at_one.preempted, str(self.threads): self.at_n.preempted},
                 "sites": sites(self.at_n), "sites_at_one": sites(self.at_one), "calls": self.at_n.calls,
                 "growing": [asdict(g) | {"grew": g.grew} for g in self.growing[:top]],
                 "cpu_profile": self.cpu_profile}
@@ -131,8 +144,9 @@ def blocked(lib: Lib, case_id: str, threads: int, milliseconds: int, mode: str, 
             raise SslperfError(f"The lock interposer wrote nothing for {lib.name}: the harness may not load "
                                "preloaded libraries (a static libc).")
         found = json.loads(out.read_text())
+    waits = reply.get("wait_ns")
     return Blocking(threads, threads * int(reply["wall_ns"]), read_sites(found, harness_client.harness_binary(lib)),
-                    found["calls"])
+                    found["calls"], sum(waits) if waits else None)
 
 
 def read_sites(found: dict, binary: Path) -> list[Site]:

@@ -14,6 +14,10 @@ from sslperf.report.terminal_kinds import rate, throughput
 from sslperf.scale.sweep import Curve
 
 TOP = 5
+# Fewer blocked acquisitions than this in a run name no lock: a handful of waits (the runner's start, a page fault
+# in a holder) is not what stops a library scaling.
+MIN_ACQUISITIONS = 100
+PREEMPTED = 0.05        # threads off their CPUs this share of their time: their figures hold other work's share
 
 
 def _point_text(point, details: bool) -> Text:
@@ -62,12 +66,24 @@ def contention_lines(found: dict) -> list[str]:
     shares = found["blocked_share"]
     lines = [f"{head}: threads blocked on a lock {shares.get(str(n), 0):.1%} of their time at {n} threads "
              f"({shares.get('1', 0):.1%} at 1)"]
+    preempted = (found.get("preempted_share") or {}).get(str(n))
+    if preempted is not None:
+        lines.append(f"  preempted (runnable, waiting for a CPU another task held) {preempted:.1%} of their time at "
+                     f"{n} threads — not a lock: "
+                     + ("another task shares these CPUs, and lock waits include holders that were preempted; "
+                        "measure on idle CPUs" if preempted > PREEMPTED else "the CPUs were the threads' own"))
     calls = found.get("calls") or {}
     taken = [f"{name} {counts[0]:,} ({counts[1]:,} found taken)" for name, counts in calls.items()
              if counts[0] and name != "pthread_cond_wait"]
     if taken:
         lines.append(f"  lock calls at {n} threads: " + escape("; ".join(taken)))
-    for site in found.get("sites", [])[:TOP]:
+    sites = [site for site in found.get("sites", []) if site.get("kind") != "pthread_cond_wait"]
+    acquisitions = (found.get("blocked_acquisitions") or {}).get(str(n), sum(site["count"] for site in sites))
+    if sites and acquisitions < MIN_ACQUISITIONS:
+        lines.append(f"  {acquisitions:,} blocked acquisition{'s' if acquisitions != 1 else ''} in all: too few to "
+                     f"name a lock (at least {MIN_ACQUISITIONS:,}); locks do not explain this count")
+        sites = []
+    for site in sites[:TOP]:
         lines.append(f"  {site['share']:6.1%} blocked  {site['count']:>8,}×  {escape(site['site'])}")
     if found.get("growing"):
         lines.append(f"  functions whose share of the CPU grew from 1 to {n} threads:")
@@ -77,6 +93,22 @@ def contention_lines(found: dict) -> list[str]:
     elif found.get("cpu_profile"):
         lines.append(f"  [dim]{escape(found['cpu_profile'])}[/dim]")
     return lines
+
+
+def small_machine(cpus: int) -> str | None:
+    """What a sweep on `cpus` CPUs cannot show, or None on a machine with enough of them."""
+    if cpus > 4:
+        return None
+    return (f"This machine has {cpus} CPU{'s' if cpus != 1 else ''}: the sweep stops at {cpus} thread"
+            f"{'s' if cpus != 1 else ''}. Contention that appears at 8, 16 or 64 threads (OpenSSL 3.0's fetch and "
+            "name-map locks, reference counts bouncing between sockets) cannot show here; run the sweep on the "
+            "many-core machine itself.")
+
+
+def placement(curves_cpus: list[int], pinned: bool, counts: list[int]) -> str:
+    """The placement header, printed before the first round: where the threads will run."""
+    where = f"pinned one per CPU on CPUs {', '.join(map(str, curves_cpus))}" if pinned else "floating (--no-pin)"
+    return f"threads {where}; thread counts {', '.join(map(str, counts))}"
 
 
 def print_sweep(curves: list[Curve], contention: list[dict], console: Console, details: bool = False) -> None:

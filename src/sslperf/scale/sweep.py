@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sslperf import figures
 from sslperf.measure import pinning, plan, suites, verbs
 from sslperf.measure.case_ids import parts_of
 from sslperf.measure.modes import threads
@@ -92,6 +93,23 @@ def one_thread_wider(run: Run, metric: str = "wall") -> list[str]:
                 said.append(f"{curve.case} on {curve.lib}: the 1-thread rate's interval (±{widths[0]:.1%}) is "
                             f"wider than the others' (±{others:.1%}); every efficiency divides by it — give more "
                             "--rounds or --seconds.")
+    return said
+
+
+def preempted(run: Run, share: float = 0.05) -> list[str]:
+    """Thread counts whose threads waited for their CPUs (another task held them) more than `share` of their time:
+    their rates and efficiencies hold that task's share, not the library's scaling."""
+    said = []
+    for m in run.measurements:
+        waits = (m.figures or {}).get(figures.WAIT)
+        if m.family != "threads" or m.status != "ok" or not waits or not m.wall_ns or not m.size:
+            continue
+        found = sum(waits) / (m.size * sum(m.wall_ns))
+        if found > share:
+            said.append(f"{m.case} on {m.lib}: the {m.size} thread{'s' if m.size > 1 else ''} waited for a CPU another "
+                        f"task held {found:.0%} of their time: the rate and efficiency show that task's share, not "
+                        "the library's scaling (and lock waits then include preempted holders); measure on idle "
+                        "CPUs.")
     return said
 
 

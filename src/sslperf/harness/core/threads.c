@@ -56,6 +56,8 @@ typedef struct {
     size_t bytes_per_op;
     uint64_t op_ns[SP_LATENCY_KEEP];   /* a uniform sample of its operations' wall times, where the case keeps them */
     size_t op_n;
+    uint64_t wait_ns;                  /* its run-queue wait while it ran: preempted, not blocked on a lock */
+    int scheduled;                     /* the kernel said (sp_sched_now) */
 } thread_work;
 
 /* The thread's case: prepared by the thread itself, or (shared) a state of its own on the contexts of the
@@ -104,6 +106,8 @@ static void *worker_main(void *p)
     sp_latencies *latencies = w->status == PREP_OK && c.latencies ? c.latencies(c.state) : NULL;
     if (latencies)
         sp_latency_reset(latencies);           /* calibration's are not the run's */
+    sp_sched before, after;
+    w->scheduled = sp_sched_now(&before);
     while (w->status == PREP_OK && !*w->stop) {
         if (!c.run(c.state, batch)) {
             w->status = PREP_ERROR;
@@ -112,6 +116,8 @@ static void *worker_main(void *p)
         }
         w->ops += batch;
     }
+    w->scheduled &= sp_sched_now(&after);
+    w->wait_ns = after.wait_ns - before.wait_ns;
     for (size_t k = 0; latencies && k < latencies->n; k++)
         w->op_ns[w->op_n++] = latencies->ns[k];
     if (c.release && c.state)
@@ -263,6 +269,15 @@ int threads_run(int argc, char **argv)
         for (int i = 0; i < n; i++)
             printf(i ? ",%llu" : "%llu", (unsigned long long)work[i].ops);
         printf("]");
+        int scheduled = 1;
+        for (int i = 0; i < n; i++)
+            scheduled &= work[i].scheduled;
+        if (scheduled) {
+            printf(",\"wait_ns\":[");
+            for (int i = 0; i < n; i++)
+                printf(i ? ",%llu" : "%llu", (unsigned long long)work[i].wait_ns);
+            printf("]");
+        }
         if (work[0].op_n) {
             printf(",\"op_wall_ns\":[");
             for (int i = 0, first = 1; i < n; i++)

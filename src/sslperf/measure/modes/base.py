@@ -63,6 +63,7 @@ class Session:
     (first pass) or `reprepare` (later passes), then `take` once per library per round, then `release`; then
     `close_pass`. `finish` sees every result of the run at the end, `close` always runs."""
     fixed_passes: int | None = None     # a mode whose figures do not drift (memory) takes this many passes
+    finishing: str | None = None        # what `finish` does that takes time, for the progress line
 
     def __init__(self, mode: Mode, ctx: Context, cases: list[Case]):
         self.mode, self.ctx, self.cases = mode, ctx, cases

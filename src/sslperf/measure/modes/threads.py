@@ -49,6 +49,9 @@ class Session(base.Session):
         if self.options.pin:
             self.env["SSLPERF_THREAD_CPUS"] = ",".join(map(str, cpus))
         ctx.run.environment["placement"] = {"thread_cpus": cpus, "threads_pinned": self.options.pin}
+        if self.options.explain:
+            self.finishing = ("explaining the largest count: lock waits under sslperf's interposer, then CPU shares "
+                              "under perf, at N threads and at 1")
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
         n = int(case.part("size"))
@@ -73,6 +76,8 @@ class Session(base.Session):
             m.unit, m.bytes_per_op = "bytes", reply["bytes_per_op"]
         m.ops, m.wall_ns = [sum(reply["ops"])], [reply["wall_ns"]]
         m.figures = {figures.PER_THREAD: list(reply["ops"])}
+        if reply.get("wait_ns"):                # the threads' run-queue wait, all together: preemption, not locks
+            m.figures[figures.WAIT] = [sum(reply["wait_ns"])]
         if reply.get("op_wall_ns"):             # TLS handshakes: a uniform sample of each thread's latencies
             m.figures[figures.OP_WALL] = list(reply["op_wall_ns"])
         return m
@@ -117,5 +122,6 @@ class Session(base.Session):
         return set(pinning.allowed())
 
 
-MODE = base.Mode("threads", "across threads", ("threads",), base.ALL_BACKENDS, (figures.PER_THREAD, figures.OP_WALL),
+MODE = base.Mode("threads", "across threads", ("threads",), base.ALL_BACKENDS,
+                 (figures.PER_THREAD, figures.OP_WALL, figures.WAIT),
                  base.WALL_ONLY, Session, where=(("mode", MODES),), options=Options)
