@@ -5,6 +5,7 @@ together with the Debian package that provides them."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -41,16 +42,35 @@ TOOL_PACKAGES = {
 }
 
 
+# Cross compilers are named for their target; Debian's packages, for the target with `-` for `_`:
+# x86_64-w64-mingw32-gcc is in gcc-mingw-w64-x86-64, aarch64-linux-gnu-g++ in g++-aarch64-linux-gnu.
+_MINGW = re.compile(r"(x86_64|i686)-w64-mingw32-(gcc|g\+\+)(?:-posix|-win32)?")
+_CROSS = re.compile(r"([a-z0-9_]+-linux-gnu[a-z]*)-(gcc|g\+\+)(-\d+)?")
+
+
+def debian_package(tool: str) -> str | None:
+    """The Debian package that installs the program `tool`, where sslperf knows it; None where it does not."""
+    if tool in TOOL_PACKAGES:
+        return TOOL_PACKAGES[tool]
+    if found := _MINGW.fullmatch(tool):
+        return f"{found[2]}-mingw-w64-{found[1].replace('_', '-')}"
+    if found := _CROSS.fullmatch(tool):
+        return f"{found[2]}{found[3] or ''}-{found[1].replace('_', '-')}"
+    return None
+
+
 def require_tool(name: str, why: str = "") -> str:
     """Return the path of `name`, or explain which package provides it."""
     path = shutil.which(name)
     if path:
         return path
-    package = TOOL_PACKAGES.get(name, name)
+    package = debian_package(name)
     purpose = f" (needed {why})" if why else ""
     raise MissingTool(
         f"The program `{name}` is not installed{purpose}.",
-        hint=f"Install it with `sudo apt-get install {package}` and run the command again.",
+        hint=f"Install it with `sudo apt-get install {package}` and run the command again." if package else
+        f"Install the package that provides it (on Debian and Ubuntu `apt-file search bin/{name}` names it) and run "
+        "the command again.",
     )
 
 

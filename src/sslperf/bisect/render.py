@@ -28,7 +28,8 @@ def space_lines(space: Space, case: str, built: set[str]) -> list[str]:
     lines = [f"Bisecting {case} between {good} (good) and {bad} (bad): {len(points)} {space.kind}, oldest first: "
              f"{listed}.",
              f"A change in one step needs {space.midpoint_builds()} midpoint(s) besides the 2 ends "
-             f"(at most {space.midpoint_builds() + 2} builds); {already} of the {len(points)} are built already."]
+             f"({space.midpoint_builds() + 2} libraries; more when the change is spread over several steps, each "
+             f"searched, or a midpoint fails to build); {already} of the {len(points)} are built already."]
     if space.note:
         lines.append(f"({space.note})")
     return lines
@@ -218,10 +219,31 @@ def print_costs(result: Bisect, seconds: float, console: Console) -> None:
     if failed:
         parts.append(f"{len(failed)} failed ({escape(', '.join(b.name for b in failed))})")
     console.print(f"Libraries used: {len(probe.libs)} ({'; '.join(parts)}).")
+    beyond = over_bound(result)
+    if beyond:
+        console.print(beyond)
     profiling = seconds - result.seconds
     console.print(f"Wall time {seconds:.0f} s: building {probe.build_seconds:.0f} s, measuring "
                   f"{probe.measure_seconds:.0f} s, profiling {profiling:.0f} s, the rest (harness compiles, "
                   f"certificates) {max(0.0, result.seconds - probe.build_seconds - probe.measure_seconds):.0f} s.")
+
+
+def over_bound(result: Bisect) -> str | None:
+    """Why the bisect used more libraries than the one-step bound it announced (space_lines), or None."""
+    bound = result.space.midpoint_builds() + 2
+    used = len(result.probe.libs) + sum(1 for b in result.probe.builds if b.problem)
+    if used <= bound:
+        return None
+    found = [b for b in result.outcome.boundaries if b.kind == "step"]
+    reasons = []
+    if len(found) > 1:
+        reasons.append(f"the change is spread over {len(found)} steps, and each was searched to its release")
+    if any(b.kind != "step" for b in result.outcome.boundaries) or result.outcome.status == "not-monotonic":
+        reasons.append("a midpoint fell outside its ends or could not be told apart, so both halves were searched")
+    if any(b.problem for b in result.probe.builds):
+        reasons.append("a midpoint did not build, so a neighbour was tried in its place")
+    return (f"That is {used}, over the {bound} a change in one step needs: "
+            f"{'; '.join(reasons) or 'both halves of an interval were searched'}.")
 
 
 def stored_summary(data: dict) -> list[str]:

@@ -18,10 +18,10 @@ err_console = make_console(stderr=True)
 @depth_options("A core set of cases, ~20 ms samples (under a minute).",
                "Every case, longer samples, all key generations.")
 @click.option("--sizes", help="Extra buffer sizes for ciphers, digests and MACs, e.g. 1350,4096.")
-@click.option("--workload", type=click.Choice(["record", "speed-compat", "both"]), default="record",
-              show_default=True,
-              help="record: what a TLS stack does (same on every lib); speed-compat: each version's own "
-                   "`openssl speed` loop; both: side by side.")
+@click.option("--workload", type=click.Choice(["record", "speed-compat", "both"]),
+              help="record (the default): what a TLS stack does (same on every lib); speed-compat: each version's "
+                   "own `openssl speed` loop; both: side by side. With --case, applied to the encryption and digest "
+                   "cases given (others are refused).")
 @click.option("--case", "case_ids", multiple=True, help="Measure exactly this case (repeatable).")
 @click.option("--cpu-mask", type=click.Choice(sorted(environment.MASKS)),
               help="Pretend the CPU lacks instructions (via OPENSSL_ia32cap): no-aesni shows what a client "

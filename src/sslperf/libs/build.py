@@ -109,8 +109,7 @@ def compiler_identity(cmake: bool, programs: dict[str, str] | None = None) -> di
     identity = {}
     for role, default in (("cc", "cc"), ("cxx", "c++")) if cmake else (("cc", "cc"),):
         program = (programs or {}).get(role) or os.environ.get(role.upper(), default)
-        path = require_tool(program, "to compile the library" if not programs else
-                            f"to compile the library (`apt-get install {program.rstrip('+')}`)")
+        path = require_tool(program, "to compile the library")
         banner = run([path, "--version"], timeout=30).output.splitlines()
         target = run([path, "-dumpmachine"], timeout=30).output.strip()
         identity[role] = f"{os.path.realpath(path)} | {banner[0] if banner else '?'} | {target}"
