@@ -48,8 +48,8 @@ def test_twins_whose_samples_waited_in_turn_are_a_tie_on_cpu_time():
 
 def test_per_process_centre_is_the_median_of_logs_so_inverse_ratios_cancel():
     """Without the waits, wall time alone: rounds of ratio 10 and 0.1 in equal numbers are no change (the median of
-    4 ratios taken linearly was (0.1 + 10) / 2 = 5, '+400%' with a tight interval). CPU time is not offered here:
-    the measurement is of a family whose wall time has no stand-in, and the waits are not recorded."""
+    4 ratios taken linearly was (0.1 + 10) / 2 = 5, '+400%' with a tight interval). The waits are not recorded
+    here (a run from before they were), so nothing is left out and wall time is what is judged."""
     a, b = measurement("a", waited_rounds=alternating(True)), measurement("b", waited_rounds=alternating(False))
     for m in (a, b):
         m.figures.pop(figures.WAIT)
@@ -130,3 +130,18 @@ def test_the_change_column_gives_its_interval_as_low_high_and_names_the_paired_b
     assert re.search(r"▼ -50\.\d% \[-50\.\d, -49\.\d\]", text), text
     assert "paired: each worker process's median of the round-by-round ratios" in text
     assert "not the ratio of the medians shown" in text
+
+
+def test_a_small_change_on_cpu_time_is_not_called_in_a_table_row_either():
+    """On CPU time beside another task the threshold is at least waits.CONTENDED (5%), in the tables too: they
+    judge a pair on its row's basis (a third library whose samples waited puts the whole row on CPU time)."""
+    a = measurement("a", waited_rounds=alternating(True))
+    b = measurement("b", waited_rounds=alternating(False), cpu_ns=round(NS / 1.03), seed=1)     # 3% faster
+    assert judge(a, b, "wall", paired=True).verdict == "~"
+    c, d = measurement("c"), measurement("d", cpu_ns=round(NS / 1.03), seed=2)                   # no waits
+    row = [c, d, measurement("e", waited_rounds=alternating(True), seed=3)]
+    alone, in_row = judge(c, d, "wall", paired=True), judge(c, d, "wall", paired=True, row=row)
+    assert alone.verdict == "faster" and alone.basis == "wall"
+    assert in_row.verdict == "~" and in_row.basis == "cpu" and in_row.threshold == waits.CONTENDED
+    text = printed(two_libraries(a, b))
+    assert re.search(r"~ \+[23]\.\d% \[.*\] cpu", text), text

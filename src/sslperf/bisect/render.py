@@ -242,7 +242,9 @@ def over_bound(result: Bisect) -> str | None:
         reasons.append("a midpoint fell outside its ends or could not be told apart, so both halves were searched")
     if any(b.problem for b in result.probe.builds):
         reasons.append("a midpoint did not build, so a neighbour was tried in its place")
-    return (f"That is {used}, over the {bound} a change in one step needs: "
+    failed = sum(1 for b in result.probe.builds if b.problem)
+    counted = f"{used} ({len(result.probe.libs)} used, {failed} that did not build)" if failed else f"{used}"
+    return (f"That is {counted}, over the {bound} a change in one step needs: "
             f"{'; '.join(reasons) or 'both halves of an interval were searched'}.")
 
 

@@ -131,7 +131,8 @@ def compare(columns: list[Column], runs: dict[str, Run], metric: str = "wall", t
             ok = base.status == "ok" and cell is not None and cell.status == "ok"
             other = columns[len(changes)]
             paired = ok and columns[0].run_id == other.run_id
-            changes.append(judge(base, cell, shown, policy, paired, (columns[0].run_id, other.run_id))
+            row = [c for c in cells if c is not None and c.status == "ok"]
+            changes.append(judge(base, cell, metric, policy, paired, (columns[0].run_id, other.run_id), row)
                            if ok else None)
         result.rows.append(Row(case_id, base.group, base.label, base.unit, cells, summaries, changes, shown))
     return result

@@ -23,9 +23,10 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
-from sslperf.profiling.model import Profile
+from sslperf.profiling.model import LOOP_FUNCTION, Profile
 
 # points: a smaller one-sided function is neither paired as a rename nor joined to a chain, as its share matches
 # others' by chance too often (perf's shares move by tenths of a point from run to run)
@@ -205,8 +206,12 @@ def only_in(row: ShareChange, lacking: Profile, having: Profile) -> bool:
         return False
     own = row.b_inclusive if not row.in_a else row.a_inclusive
     key = _comparison_key(row.name)
+    loop = having.function(LOOP_FUNCTION)
+    whole = (loop.inclusive_share if loop else 100.0) - FRAME_POINTS     # as Profile.top_inclusive leaves them out
     for f in having.functions:
-        if _comparison_key(f.name) == key or abs(f.inclusive_share - own) > FRAME_POINTS:
+        # A frame wraps the function just under it: a share within FRAME_POINTS of its own, and not one of the
+        # frames around the whole loop (main, the loop: ~100% on both sides, they match anything near the top).
+        if _comparison_key(f.name) == key or abs(f.inclusive_share - own) > FRAME_POINTS or f.inclusive_share >= whole:
             continue
         if any(_comparison_key(g.name) == _comparison_key(f.name) for g in lacking.functions):
             return False
@@ -222,14 +227,16 @@ def _named_in_reports(row: ShareChange, profile: Profile) -> bool:
     names = {row.name, *(row.renamed or ())}
     keys = {_comparison_key(n) for n in names}
     wanted = re.compile(r"\b(?:ossl_)?(?:" + "|".join(re.escape(k) for k in keys) + r")(?:_ex)?\b")
-    for report in profile.reports:
-        try:
-            text = Path(report).read_text(errors="replace")
-        except OSError:
-            continue
-        if wanted.search(text):
-            return True
-    return False
+    return any(wanted.search(_report_text(report)) for report in profile.reports)
+
+
+@lru_cache(maxsize=16)
+def _report_text(path: str) -> str:
+    """A tool's report, read once (every one-sided function is looked up in it)."""
+    try:
+        return Path(path).read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def _direction(a: Profile, b: Profile) -> int:

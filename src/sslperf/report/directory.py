@@ -36,8 +36,9 @@ def add_run_report(store, run_ids, files: userfiles.Batch, formats, metric: str,
                    case_patterns: tuple[str, ...] = (), lib_names: tuple[str, ...] = ()) -> None:
     """report.html of the runs (merged) and the PNG/SVG figures of `formats` (default: all three); with
     `case_patterns` and `lib_names`, of those cases and libraries only (a chart for a slide)."""
-    runs = [chosen(store.load(run_id), case_patterns, lib_names) for run_id in run_ids]
-    run = merge(runs)
+    whole = merge([store.load(run_id) for run_id in run_ids])
+    run = chosen(whole, case_patterns, lib_names)          # checked against the runs together
+    runs = [chosen(store.load(run_id), case_patterns, lib_names, strict=False) for run_id in run_ids]
     names = [lib.name for lib in run.libs]
     if baseline and baseline not in names:
         raise SslperfError(f"--baseline {baseline} is not a library of the report ({', '.join(names)}).",
@@ -57,10 +58,11 @@ def add_run_report(store, run_ids, files: userfiles.Batch, formats, metric: str,
             hint="Add --format html for the page with every result, or report a run with those cases.")
 
 
-def chosen(run: Run, case_patterns: tuple[str, ...], lib_names: tuple[str, ...]) -> Run:
+def chosen(run: Run, case_patterns: tuple[str, ...], lib_names: tuple[str, ...], strict: bool = True) -> Run:
     """`run` with only the cases matching `case_patterns` (ids, globs or substrings) and the libraries of
     `lib_names` (a name of the run, or its start up to a version's dot: `openssl-3.6` is `openssl-3.6.3`); all
-    of either when none is given. Nothing chosen is a one-paragraph error."""
+    of either when none is given. With `strict`, a name or pattern that chooses nothing is a one-paragraph error
+    (one of several runs merged may lack what another has)."""
     if not case_patterns and not lib_names:
         return run
     names = [lib.name for lib in run.libs]
@@ -69,7 +71,7 @@ def chosen(run: Run, case_patterns: tuple[str, ...], lib_names: tuple[str, ...])
         keep_libs = set()
         for wanted in lib_names:
             found = [n for n in names if n == wanted] or [n for n in names if n.startswith(wanted + ".")]
-            if not found:
+            if not found and strict:
                 raise SslperfError(f"--lib {wanted} is not a library of run {run.id} ({', '.join(names)}).",
                                    hint="Give libraries as the run names them (`sslperf runs show RUN`).")
             keep_libs.update(found)
@@ -77,9 +79,12 @@ def chosen(run: Run, case_patterns: tuple[str, ...], lib_names: tuple[str, ...])
     try:
         keep_cases = set(select_ids(cases, case_patterns)) if case_patterns else set(cases)
     except SslperfError:
-        raise SslperfError(f"No case of run {run.id} matches {' or '.join(case_patterns)}.",
-                           hint="`sslperf runs show RUN` lists its cases; patterns are ids, globs or "
-                                "substrings, e.g. --case 'sig/ecdsa-*'.") from None
+        if not strict:
+            keep_cases = set()
+        else:
+            raise SslperfError(f"No case of run {run.id} matches {' or '.join(case_patterns)}.",
+                               hint="`sslperf runs show RUN` lists its cases; patterns are ids, globs or "
+                                    "substrings, e.g. --case 'sig/ecdsa-*'.") from None
     return dataclasses.replace(run, libs=[lib for lib in run.libs if lib.name in keep_libs],
                                measurements=[m for m in run.measurements
                                              if m.case in keep_cases and m.lib in keep_libs])

@@ -46,12 +46,12 @@ def _libs(run: Run) -> list[str]:
     return [lib.name for lib in run.libs]
 
 
-def _change(run: Run, base: Measurement, other: Measurement, metric: str):
+def _change(run: Run, base: Measurement, other: Measurement, metric: str, row: list[Measurement]):
     """The one verdict rule's change of `other` against `base`, as the terminal table asks it (report.ranking's
-    threshold and alpha; paired when both come from one run of a merged report)."""
+    threshold and alpha; paired when both come from one run of a merged report; the basis of their row)."""
     lib_runs = run.settings.get("lib_runs") or {}
     runs = (lib_runs.get(base.lib, run.id), lib_runs.get(other.lib, run.id))
-    return judge(base, other, metric, Policy(THRESHOLD, ALPHA), paired=runs[0] == runs[1], runs=runs)
+    return judge(base, other, metric, Policy(THRESHOLD, ALPHA), paired=runs[0] == runs[1], runs=runs, row=row)
 
 
 def _mark(change) -> str:
@@ -131,8 +131,8 @@ def operations_bars(run: Run, files: Batch, formats: tuple[str, ...], metric: st
             errs = [[by_lib[lib].median - by_lib[lib].ci_low for lib in present],
                     [by_lib[lib].ci_high - by_lib[lib].median for lib in present]]
             ax.bar(range(len(present)), ys, yerr=errs, capsize=2, color=[colours[lib] for lib in present])
-            for x, lib in enumerate(present[1:], start=1):       # the table's change column, on the bars
-                change = _change(run, cells[present[0]], cells[lib], shown)
+            for x, lib in enumerate(present[1:] if present[:1] == libs[:1] else [], start=1):  # the table's changes
+                change = _change(run, cells[present[0]], cells[lib], metric, list(cells.values()))
                 if change is not None:
                     ax.annotate(_mark(change), (x, by_lib[lib].ci_high), textcoords="offset points", xytext=(0, 2),
                                 ha="center", va="bottom", fontsize=7,

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sslperf import families
-from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, Policy, judge
+from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, Policy, judge, waits
 from sslperf.results import Measurement, Run
 
 ALPHA, THRESHOLD = DEFAULT_ALPHA, DEFAULT_THRESHOLD      # compare's defaults
@@ -45,14 +45,17 @@ class GroupRanking:
 def rank_case(cells: list[Measurement], metric: str, run_of: Callable[[str], str], floors=None,
               noise=None) -> list[list[str]]:
     """Places for one case's measurements (higher rate is better); noise: run id → what the run recorded."""
-    ok = [(m, s) for m in cells if m.status == "ok" and (s := m.summary(metric)) is not None]
+    shown = waits.row_metric(cells, metric)          # ordered on the basis the row is judged on
+    ok = [(m, s) for m in cells if m.status == "ok" and (s := m.summary(shown)) is not None]
     ok.sort(key=lambda pair: -pair[1].median)
+    row = [m for m, _ in ok]
     places: list[list[str]] = []
     leader: Measurement | None = None       # the library that opened the current place
     for m, _ in ok:
         if leader is not None:
             found = judge(leader, m, metric, Policy(THRESHOLD, ALPHA, floors or {}, noise or {}),
-                          paired=run_of(leader.lib) == run_of(m.lib), runs=(run_of(leader.lib), run_of(m.lib)))
+                          paired=run_of(leader.lib) == run_of(m.lib), runs=(run_of(leader.lib), run_of(m.lib)),
+                          row=row)
             if found is not None and found.verdict not in ("faster", "slower"):
                 places[-1].append(m.lib)
                 continue

@@ -124,14 +124,17 @@ class _Layout:
             text = draw(m, metric) if m is not None and m.status == "ok" else None
             cells.append(Text(m.status if m else "", style="dim") if text is None else text)
             if self.changes and index:
-                cells.append(change_text(self.change(base, m, metric)))
+                cells.append(change_text(self.change(base, m, list(per_lib.values()))))
         return cells
 
-    def change(self, base: Measurement | None, m: Measurement | None, metric: str | None = None) -> Change | None:
+    def change(self, base: Measurement | None, m: Measurement | None,
+               row: list[Measurement] | None = None) -> Change | None:
+        """`m` against `base` by the verdict rule, on the basis of their `row` (what its figures are shown in)."""
         if base is None or m is None or base.status != "ok" or m.status != "ok":
             return None
         runs = (self.run_of(base.lib), self.run_of(m.lib))
-        found = judge(base, m, metric or self.metric, self.policy, paired=runs[0] == runs[1], runs=runs)
+        found = judge(base, m, self.metric, self.policy, paired=runs[0] == runs[1], runs=runs,
+                      row=[x for x in row or () if x.status == "ok"] or None)
         self.paired = self.paired or (found is not None and found.method == "paired")
         return found
 

@@ -123,9 +123,11 @@ def decide_exact(ratio: float, threshold: float) -> str:
 
 
 def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | None = None,
-          paired: bool = False, runs: tuple[str, ...] = ()) -> Change | None:
+          paired: bool = False, runs: tuple[str, ...] = (), row: list[Measurement] | None = None) -> Change | None:
     """`other` against `base` by `metric` (rates: a ratio above 1 is faster); None when either has no figure.
-    `paired`: both from one interleaved run; `runs`: the ids of the runs they come from (their recorded noise)."""
+    `paired`: both from one interleaved run; `runs`: the ids of the runs they come from (their recorded noise);
+    `row`: every measurement of the table row the two are in, when the row's figures are shown on one basis
+    (waits.basis over the row: CPU time for all, where any pair's samples waited)."""
     policy = policy or Policy()
     a, b = base.rates(metric), other.rates(metric)
     if not a or not b:
@@ -136,12 +138,13 @@ def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | N
     if metric == "instructions" and _exact(base, a) and _exact(other, b):
         ratio = b[0] / a[0]
         return Change(ratio, None, decide_exact(ratio, policy.threshold), ratio, ratio, "exact", policy.threshold)
-    chosen = waits.basis([base, other], metric)
+    chosen = _basis(base, other, metric, row)
     if chosen.abstain:
         sa, sb = base.summary(metric), other.summary(metric)
         return Change(sb.median / sa.median if sa.median else math.nan, None, "?", threshold=policy.threshold,
                       basis=metric, waited=chosen.reason, why=chosen.reason)
     metric = chosen.metric
+    a, b = _kept_rates(base, metric, chosen.keep[0]), _kept_rates(other, metric, chosen.keep[1])
     test, method, why = process_test(base, other, metric, paired, chosen.keep)
     threshold, floor, noisy = policy.threshold_for(method, base.family, runs)
     if chosen.reason is not None and metric == "cpu":       # CPU time beside another task: its refills too
@@ -150,8 +153,7 @@ def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | N
     if test is not None:
         return Change(test.ratio, test.p, decide(test.ratio, test.p, threshold, policy.alpha), test.low, test.high,
                       method, threshold, floor, noisy, **said)
-    sa, sb = base.summary(metric), other.summary(metric)
-    ratio = sb.median / sa.median if sa.median else math.nan
+    ratio = _median(b) / _median(a) if a and b and _median(a) else math.nan
     if why is None and (len(a) < MIN_SAMPLES_FOR_TEST or len(b) < MIN_SAMPLES_FOR_TEST):
         why = f"fewer than {MIN_SAMPLES_FOR_TEST} samples on a side ({len(a)} and {len(b)})"
     if why is not None:
@@ -163,6 +165,22 @@ def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | N
 
 
 Keep = tuple[tuple[bool, ...] | None, ...]
+
+
+def _basis(base: Measurement, other: Measurement, metric: str, row: list[Measurement] | None) -> waits.Basis:
+    """What the pair is judged on: decided over its row where one is given (its keep: the pair's own)."""
+    if not row or not any(m is base for m in row) or not any(m is other for m in row):
+        return waits.basis([base, other], metric)
+    found = waits.basis(row, metric)
+    index = {id(m): i for i, m in enumerate(row)}
+    return waits.Basis(found.metric, (found.keep[index[id(base)]], found.keep[index[id(other)]]), found.reason,
+                       found.waited, found.samples)
+
+
+def _kept_rates(m: Measurement, metric: str, keep: tuple[bool, ...] | None) -> list[float]:
+    """The rates of `m` that may be units (keep: waits.basis's; None: all)."""
+    rates = m.rates(metric)
+    return rates if keep is None or len(keep) != len(rates) else [r for r, k in zip(rates, keep) if k]
 
 
 def process_test(base: Measurement, other: Measurement, metric: str, paired: bool,

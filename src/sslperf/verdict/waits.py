@@ -47,11 +47,13 @@ class Basis:
 
 
 def waited(m: Measurement) -> list[bool] | None:
-    """Per sample, whether it waited for its CPU; None where the samples do not say (other modes, older runs)."""
+    """Per sample, whether it waited for its CPU; None where the samples do not say (other modes, older runs). A
+    threads round's wait is all its threads' together: against each thread's share."""
     waits = (m.figures or {}).get(figures.WAIT)
     if not waits or len(waits) != len(m.wall_ns):
         return None
-    return [w > WAITED * wall for w, wall in zip(waits, m.wall_ns)]
+    threads = max(1, m.size or 1) if m.family == "threads" else 1
+    return [w / threads > WAITED * wall for w, wall in zip(waits, m.wall_ns)]
 
 
 def basis(measurements: list[Measurement], metric: str) -> Basis:
@@ -69,6 +71,9 @@ def basis(measurements: list[Measurement], metric: str) -> Basis:
         return Basis(metric, keep, f"{share}; they are left out", count, total)
     if all(families.family(m.family).on_cpu and mark is not None and m.cpu_ns for m, mark in zip(measurements, marks)):
         return Basis("cpu", plain.keep, f"{share}: CPU time, which leaves the waits out", count, total)
+    if all(families.family(m.family).on_cpu and m.cpu_ns for m in measurements):
+        return Basis("?", plain.keep, f"{share}, and a side measured before sslperf recorded waits cannot say which "
+                     "of its samples waited: measure it again", count, total)
     return Basis("?", plain.keep, f"{share}, and this case's wall time has no stand-in: rerun with the CPU to "
                  "itself (--cpu chooses another)", count, total)
 
