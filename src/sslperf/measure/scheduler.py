@@ -30,6 +30,7 @@ from sslperf.measure.recording import new_run, recorded
 from sslperf.measure.settings import Settings
 from sslperf.results import Measurement, Run
 from sslperf.stats import NOISY_CI
+from sslperf.verdict import waits
 
 Progress = Callable[[str, int, int], None]      # (what, done, total)
 
@@ -235,7 +236,9 @@ def _warnings(run: Run, settings: Settings, flags: list[str], tuning: list[str])
     after = environment.capture(settings.mask)
     found = environment.noise_warnings(run.environment, after, last_build())
     flags = flags + environment.noise_flags(run.environment, after, last_build())
-    noisy = [m for m in run.measurements if m.status == "ok" and (s := m.summary()) and s.ci_half_width > NOISY_CI]
+    # On the basis the tables show (CPU time where the samples waited for a shared CPU: waits.row_metric).
+    noisy = [m for m in run.measurements if m.status == "ok" and (s := m.summary(waits.row_metric([m], "wall")))
+             and s.ci_half_width > NOISY_CI]
     if noisy:
         names = ", ".join(f"{m.case} on {m.lib}" for m in noisy[:3]) + (" …" if len(noisy) > 3 else "")
         found.append(f"{len(noisy)} result(s) have a 95% CI wider than ±{NOISY_CI:.0%} ({names}): the machine is "

@@ -32,11 +32,11 @@ def speed(lib_names, patterns, case_ids, depth, sizes, workload, settings, provi
     given (record); given with --case, it is applied to the cases it can apply to, and refused where it cannot."""
     given, workload = workload is not None, workload or "record"
     workloads = ("record", "speed-compat") if workload == "both" else (workload,)
+    extra = suites.parse_sizes(sizes) if sizes else ()      # a bad size is said first, whatever else is wrong
     if case_ids and sizes:
         raise SslperfError("--sizes adds sizes to the suite's cases; with --case the ids name their sizes. Nothing "
                            "was measured.", hint="Give each size as a case, e.g. --case cipher/aes-128-gcm/encrypt/"
                                                  "1350, or drop --case to measure the suite with --sizes.")
-    extra = suites.parse_sizes(sizes) if sizes else ()
     cases = _chosen(case_ids, patterns, suites.suite(depth, extra, workloads) if not case_ids else [])
     if case_ids and given:
         cases = _in_workloads(cases, workloads)
