@@ -33,6 +33,11 @@ def test_the_noisy_interval_warning_names_only_options_the_verb_has(monkeypatch,
     said = scheduler._remedy(tuning)
     assert offered in said and (not_offered is None or not_offered not in said), said
     assert "--samples" not in scheduler._remedy([]) and "--time" not in scheduler._remedy([])
+    from sslperf.scale import sweep
+
+    scale = scheduler._remedy(sweep.request(("system",), ("digest/sha256/64",), (), "1,2", "own", 1.0, 3, True,
+                                            False).tuning)
+    assert scale == "use --seconds to lengthen them or --rounds for more"
 
 
 @pytest.mark.parametrize("tool, package", [

@@ -221,7 +221,7 @@ def _interrupted(run: Run, cases: int) -> list[str]:
 
 def _remedy(tuning: list[str]) -> str:
     """What to do about wide intervals, naming only the options the verb has."""
-    longer = [t for t in tuning if t == "--time"]
+    longer = [t for t in tuning if t in ("--time", "--seconds")]
     more = [t for t in tuning if t in ("--samples", "--rounds", "--requests", "--processes")]
     if longer and more:
         return f"use {longer[0]} to lengthen them or {' or '.join(more)} for more"

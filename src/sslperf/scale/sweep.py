@@ -40,6 +40,7 @@ def request(lib_names, case_ids, patterns, thread_list: str | None, mode: str, s
                                 providers, fips_modules)
     made.options["threads"] = threads.Options(int(seconds * 1000), pin, explain=explain)
     made.labels["suite"] = "scale"
+    made.tuning = ["--seconds", "--rounds"]        # what a warning may suggest: `scale`'s own options
     return made
 
 
