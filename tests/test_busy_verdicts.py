@@ -145,3 +145,20 @@ def test_a_small_change_on_cpu_time_is_not_called_in_a_table_row_either():
     assert in_row.verdict == "~" and in_row.basis == "cpu" and in_row.threshold == waits.CONTENDED
     text = printed(two_libraries(a, b))
     assert re.search(r"~ \+[23]\.\d% \[.*\] cpu", text), text
+
+
+def test_a_loopback_round_that_waited_is_spread_over_its_requests():
+    """A loopback round's wait (its client threads' and its server's) is spread over its GETs by their wall time, so
+    a round that waited 20% of its loop flags every GET of it, and one that waited 0.1% none."""
+    from sslperf.measure import servers
+
+    def got(wait_ns: int) -> Measurement:
+        m = measurement("a", "tls-loopback")
+        m.wall_ns = [10_000_000] * 3
+        return servers._waited(m, {"wait_ns": wait_ns, "loop_ns": 30_000_000}, server_waited=0)
+
+    assert waits.waited(got(6_000_000)) == [True] * 3
+    assert waits.waited(got(30_000)) == [False] * 3
+    unsaid = measurement("a", "tls-loopback")
+    unsaid.figures.pop(figures.WAIT)
+    assert figures.WAIT not in servers._waited(unsaid, {"loop_ns": 1}, 0).figures     # a client that did not say

@@ -88,6 +88,9 @@ def test_loopback_requests_with_curls_pattern(sslperf_dirs, tmp_path):
         extra = m["figures"]
         assert len(extra["total_ns"]) == 3
         assert all(c < p <= t for c, p, t in zip(extra["connect_ns"], extra["pretransfer_ns"], extra["total_ns"]))
+        # The round's run-queue wait (client threads and server), spread over its GETs by their wall time: what
+        # the verdict rule needs to leave out, or answer `?` for, a round that waited for a shared CPU.
+        assert len(extra["wait_ns"]) == 3 and all(0 <= w <= t for w, t in zip(extra["wait_ns"], extra["total_ns"]))
     assert "pretransfer: n=3 min=" in result.stdout and "______total: n=3" in result.stdout
 
 

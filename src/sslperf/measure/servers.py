@@ -79,6 +79,7 @@ def requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tu
                 args = (get[0], str(port), hello["ca_file"], *get[1:])
                 # One warm-up request, so the first measured one is not the process's first.
                 call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
+                server_waited = run_delay(running.proc.pid)
                 reply = call(client, *args, str(count), *at_once,
                              timeout=60 + count * 5 * (1 + path.rtt_ms / 100) * threads, env=env, ok_codes=None,
                              cpu=client_cpu).last
@@ -86,10 +87,35 @@ def requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tu
                 # n/a made fewer connections than the server waits for: it will not say what it served.
                 answered = reply.get("type") == "requests" and not reply.get("error")
                 closing = served(running) if answered else None
+                after = run_delay(running.proc.pid)
+                server_waited = after - server_waited if after is not None and server_waited is not None else None
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m
-    return _took(m, client, reply, closing)
+    return _waited(_took(m, client, reply, closing), reply, server_waited)
+
+
+def run_delay(pid: int) -> int | None:
+    """The run-queue wait (ns) of every thread of process `pid` so far (the kernel's run delay, schedstat's second
+    field); None where the kernel does not say."""
+    total, found = 0, False
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[1])
+            found = True
+        except (OSError, ValueError, IndexError):
+            continue
+    return total if found else None
+
+
+def _waited(m: Measurement, reply: dict, server_waited: int | None) -> Measurement:
+    """The round's run-queue wait (the client's threads', the server's) spread over its requests by their wall
+    time, so each request says whether its round waited for a CPU another task held (verdict.waits)."""
+    if m.status != "ok" or "wait_ns" not in reply or server_waited is None or not reply.get("loop_ns"):
+        return m
+    share = (reply["wait_ns"] + server_waited) / reply["loop_ns"]
+    m.figures[figures.WAIT] = [round(share * ns) for ns in m.wall_ns]
+    return m
 
 
 def _took(m: Measurement, client: Lib, reply: dict, closing: dict | None) -> Measurement:

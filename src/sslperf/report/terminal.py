@@ -148,7 +148,7 @@ class _Layout:
                 "within the noise, or too few samples to tell")
         if self.changes:
             said += (f". change: the rate against {self.libs[0]} and, in brackets, its 95% CI (+ is faster); ▲ faster, "
-                     "▼ slower, ~ tie, ? too few to tell")
+                     "▼ slower, ~ tie, ? unknown (too few to tell, or its samples waited for a shared CPU)")
         return said
 
     def notes(self) -> str | None:

@@ -182,11 +182,15 @@ struct get_thread {
     char *checked;                 /* the first thread's: its first request is checked */
     size_t checked_len;
     char why[300];
+    uint64_t wait_ns;              /* its run-queue wait over its requests: another task held its CPU */
+    int scheduled;                 /* the kernel said (sp_sched_now) */
 };
 
 static void *get_thread_main(void *p)
 {
     struct get_thread *t = p;
+    sp_sched before, after;
+    t->scheduled = sp_sched_now(&before);
     for (; t->done < t->count; t->done++) {
         uint64_t v[3] = {0, 0, 0};
         if (!t->get(t->ctx, t->port, v, t->why, sizeof(t->why), t->done == 0 ? t->checked : NULL, t->checked_len))
@@ -195,6 +199,8 @@ static void *get_thread_main(void *p)
         t->tls_ns[t->done] = v[1];
         t->total_ns[t->done] = v[2];
     }
+    t->scheduled &= sp_sched_now(&after);
+    t->wait_ns = after.wait_ns - before.wait_ns;
     return NULL;
 }
 
@@ -243,6 +249,14 @@ int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void 
     /* the whole loop, each request's set-up and tear-down included: requests per second */
     printf(",\"loop_ns\":%llu,\"cpu_ns\":%llu,\"threads\":%d", (unsigned long long)loop_ns,
            (unsigned long long)cpu_ns, threads);
+    uint64_t waited = 0;
+    int scheduled = ok && started > 0;
+    for (int i = 0; ok && i < started; i++) {
+        waited += t[i].wait_ns;
+        scheduled &= t[i].scheduled;
+    }
+    if (scheduled)           /* every client thread's run-queue wait, together */
+        printf(",\"wait_ns\":%llu", (unsigned long long)waited);
     if (checked[0]) {
         printf(",\"checked\":");
         json_string(checked);

@@ -44,6 +44,8 @@ class Session(base.Session):
         if got.status == "ok":          # all the round's requests over the whole loop's time: one sample
             result.ops, result.wall_ns = [len(got.wall_ns)], [got.figures[figures.LOOP][0]]
             result.figures = {k: v for k, v in got.figures.items() if k != figures.LOOP}
+            if figures.WAIT in result.figures:      # the round's wait, all its threads': one value, as its sample
+                result.figures[figures.WAIT] = [sum(result.figures[figures.WAIT])]
         return result
 
     def cpus(self) -> set[int]:
@@ -52,5 +54,5 @@ class Session(base.Session):
 
 MODE = base.Mode("clients", "GETs from N client threads at once against one server", ("threads",),
                  base.OPENSSL_ONLY, (figures.TOTAL, figures.PRETRANSFER, figures.CLIENT_CPU, figures.SERVER_CPU,
-                                     figures.SERVED), base.WALL_ONLY, Session,
+                                     figures.SERVED, figures.WAIT), base.WALL_ONLY, Session,
                  where=(("mode", (MODE_NAME,)),))

@@ -53,5 +53,5 @@ class Session(base.Session):
 
 MODE = base.Mode("loopback", "HTTPS GETs over loopback TCP", ("tls/loopback",), base.ALL_BACKENDS,
                  (figures.CONNECT, figures.PRETRANSFER, figures.TOTAL, figures.LOOP, figures.CLIENT_CPU,
-                  figures.SERVER_CPU, figures.SERVED), base.WALL_ONLY, Session,
+                  figures.SERVER_CPU, figures.SERVED, figures.WAIT), base.WALL_ONLY, Session,
                  where=(("client", ("new", "shared")),), options=Options)
