@@ -58,6 +58,8 @@ def harness(monkeypatch):
     log = Harness()
 
     class FakeServer:
+        pid = None          # no process: its run delay is not known
+
         def __init__(self, lib, command, *args, env=None, cpu=None):
             log.started.append((lib.name, command))
             self.lines = replies(command, args)

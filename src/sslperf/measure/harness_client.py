@@ -288,6 +288,11 @@ class Server:
                                      env=environment(lib, env), process_group=0,
                                      preexec_fn=child_setup(cpu))
 
+    @property
+    def pid(self) -> int:
+        """The server process (its threads' run delay tells whether it waited for its CPU)."""
+        return self.proc.pid
+
     def line(self, timeout: float) -> dict:
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)

@@ -79,7 +79,7 @@ def requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tu
                 args = (get[0], str(port), hello["ca_file"], *get[1:])
                 # One warm-up request, so the first measured one is not the process's first.
                 call(client, *args, "1", timeout=120, env=env, ok_codes=None, cpu=client_cpu)
-                server_waited = run_delay(running.proc.pid)
+                server_waited = run_delay(running.pid)
                 reply = call(client, *args, str(count), *at_once,
                              timeout=60 + count * 5 * (1 + path.rtt_ms / 100) * threads, env=env, ok_codes=None,
                              cpu=client_cpu).last
@@ -87,7 +87,7 @@ def requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tu
                 # n/a made fewer connections than the server waits for: it will not say what it served.
                 answered = reply.get("type") == "requests" and not reply.get("error")
                 closing = served(running) if answered else None
-                after = run_delay(running.proc.pid)
+                after = run_delay(running.pid)
                 server_waited = after - server_waited if after is not None and server_waited is not None else None
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
@@ -95,9 +95,11 @@ def requests(m: Measurement, client: Lib, server: Lib, cert_dir: Path, serve: tu
     return _waited(_took(m, client, reply, closing), reply, server_waited)
 
 
-def run_delay(pid: int) -> int | None:
+def run_delay(pid: int | None) -> int | None:
     """The run-queue wait (ns) of every thread of process `pid` so far (the kernel's run delay, schedstat's second
-    field); None where the kernel does not say."""
+    field); None where the kernel does not say (or there is no process to ask)."""
+    if pid is None:
+        return None
     total, found = 0, False
     for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
         try:

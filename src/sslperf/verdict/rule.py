@@ -139,10 +139,11 @@ def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | N
         ratio = b[0] / a[0]
         return Change(ratio, None, decide_exact(ratio, policy.threshold), ratio, ratio, "exact", policy.threshold)
     chosen = _basis(base, other, metric, row)
-    if chosen.abstain:
+    if chosen.abstain:          # no test: it would rest on samples that waited (the method says which it would be)
         sa, sb = base.summary(metric), other.summary(metric)
-        return Change(sb.median / sa.median if sa.median else math.nan, None, "?", threshold=policy.threshold,
-                      basis=metric, waited=chosen.reason, why=chosen.reason)
+        method = process_test(base, other, metric, paired)[1]
+        return Change(sb.median / sa.median if sa.median else math.nan, None, "?", method=method,
+                      threshold=policy.threshold, basis=metric, waited=chosen.reason, why=chosen.reason)
     metric = chosen.metric
     a, b = _kept_rates(base, metric, chosen.keep[0]), _kept_rates(other, metric, chosen.keep[1])
     test, method, why = process_test(base, other, metric, paired, chosen.keep)
