@@ -208,12 +208,13 @@ def only_in(row: ShareChange, lacking: Profile, having: Profile) -> bool:
     key = _comparison_key(row.name)
     loop = having.function(LOOP_FUNCTION)
     whole = (loop.inclusive_share if loop else 100.0) - FRAME_POINTS     # as Profile.top_inclusive leaves them out
+    lacking_keys = {_comparison_key(g.name) for g in lacking.functions}
     for f in having.functions:
         # A frame wraps the function just under it: a share within FRAME_POINTS of its own, and not one of the
         # frames around the whole loop (main, the loop: ~100% on both sides, they match anything near the top).
         if _comparison_key(f.name) == key or abs(f.inclusive_share - own) > FRAME_POINTS or f.inclusive_share >= whole:
             continue
-        if any(_comparison_key(g.name) == _comparison_key(f.name) for g in lacking.functions):
+        if _comparison_key(f.name) in lacking_keys:
             return False
     return True
 

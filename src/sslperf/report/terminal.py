@@ -112,7 +112,7 @@ class _Layout:
         found = waits.basis([m for m in per_lib.values() if m.status == "ok"], self.metric)
         if found.reason is not None:
             self.waited.append(found)
-        return waits.row_metric(list(per_lib.values()), self.metric)
+        return "cpu" if found.metric == "cpu" else self.metric
 
     def row(self, per_lib: dict[str, Measurement], draw) -> list:
         """The row's cells; `draw(m, metric)` draws a library's figure."""

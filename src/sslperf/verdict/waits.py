@@ -53,7 +53,12 @@ def waited(m: Measurement) -> list[bool] | None:
     if not waits or len(waits) != len(m.wall_ns):
         return None
     threads = max(1, m.size or 1) if m.family == "threads" else 1
-    return [w / threads > WAITED * wall for w, wall in zip(waits, m.wall_ns)]
+    return [sample_waited(w / threads, wall) for w, wall in zip(waits, m.wall_ns)]
+
+
+def sample_waited(wait_ns: float, wall_ns: float) -> bool:
+    """Whether a sample that waited `wait_ns` for its CPU in `wall_ns` waited (more than WAITED of its time)."""
+    return wait_ns > WAITED * wall_ns
 
 
 def basis(measurements: list[Measurement], metric: str) -> Basis:

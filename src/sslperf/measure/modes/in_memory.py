@@ -29,7 +29,7 @@ REPLY_FIGURES = (figures.WAIT, figures.SLICES, figures.CLIENT_CPU, figures.SERVE
 
 def _waited(reply: dict) -> bool:
     """Whether a sample reply's sample waited for its CPU (verdict.waits.WAITED of its wall time)."""
-    return any(w > waits.WAITED * wall for w, wall in zip(reply.get(figures.WAIT) or (), reply["wall_ns"]))
+    return any(waits.sample_waited(w, wall) for w, wall in zip(reply.get(figures.WAIT) or (), reply["wall_ns"]))
 
 
 class Workers:
