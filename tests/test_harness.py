@@ -168,10 +168,18 @@ def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path
     monkeypatch.setenv("SSLPERF_CACHE_DIR", str(private_cache(tmp_path / "cache")))
     system = find_system()
     case = parse_case("cipher/aes-128-gcm/encrypt/1350")
-    aa = scheduler.measure([system, twin(system)], [case], Settings(5, 10, processes=5), None, "test")
-    same = compare([Column("a", aa.id, system.name), Column("b", aa.id, twin(system).name)], {aa.id: aa},
-                   threshold=0.05).rows[0].changes[1]
-    assert same.method == "paired" and same.verdict == "~", same
+    # A tie is what the rule gives twins, but not every time: p < 0.05 by chance, on a host whose speed moves
+    # within a sample (an SMT sibling's load on a cloud runner), beyond 5% in 5 of 700 runs here and once in CI.
+    # A second run, only after a first that called them apart, tells that chance (≤ 1% here) from a fault in the
+    # pairing, which would call them apart again.
+    for attempt in range(2):
+        aa = scheduler.measure([system, twin(system)], [case], Settings(5, 10, processes=5), None, "test")
+        same = compare([Column("a", aa.id, system.name), Column("b", aa.id, twin(system).name)], {aa.id: aa},
+                       threshold=0.05).rows[0].changes[1]
+        assert same.method == "paired", same
+        if same.verdict == "~":
+            break
+    assert same.verdict == "~", same
     if "aes" not in environment.capture()["cpu_flags"]:
         pytest.skip("this CPU has no AES-NI to mask")
     masked = scheduler.measure([system], [case], Settings(5, 10, mask="no-aesni", processes=5), None, "test")

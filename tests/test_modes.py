@@ -150,9 +150,10 @@ def test_memory_takes_one_pass_each_library_once_in_turn(harness):
 def test_thread_counts_and_libraries_interleave_in_every_round(harness):
     inner = parse_case("sig/ed25519/sign")
     run = measure([threads.case(inner, n, "own") for n in (1, 2)], {"threads": threads.Options(100)})
-    # each pass: 1 thread twice (its rate divides every efficiency), then 2 threads; the libraries alternating
+    # each pass: 1 thread twice (its rate divides every efficiency), then 2 threads; the libraries alternating,
+    # each pass starting with the other
     one, two = ["a", "b", "b", "a"], ["a", "b"]
-    assert order(harness, "threads") == one + two + one + two[::-1] + one + two
+    assert order(harness, "threads") == one + two + ["b", "a", "a", "b"] + two[::-1] + one + two
     two = next(m for m in run.measurements if m.lib == "a" and m.size == 2)
     assert two.ops == [20] * 3 and two.figures[figures.PER_THREAD] == [10] * 6
 

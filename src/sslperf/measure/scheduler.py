@@ -4,7 +4,8 @@ track, recommend, noise and the fleet — is cases × libraries taken here, the 
 A run goes in passes; each pass gives every case a few rounds; in every round each library takes the case once,
 in turn, and the order reverses on alternate rounds (A B, B A, …) so that drift hits the libraries alike. A mode
 with long-lived worker processes starts fresh ones each pass, so a case's processes are spread over the whole run
-and a burst of interference meets one of them, not all. What a round is belongs to the case's mode
+and a burst of interference meets one of them, not all. Each pass starts, prepares and first samples the libraries
+in the other order (base.pass_order). What a round is belongs to the case's mode
 (measure.modes): a sample in a pinned worker, a loop of GETs against a fresh server, one wrk run, one callgrind
 count. Each sample records its round, its process and when its round began (figures ROUND, PROCESS, START), so the
 run JSON shows the interleaving and anyone can plot drift.
@@ -42,7 +43,7 @@ class _Case:
     session: base.Session
     prepared: base.Prepared | None = None
     ready: list[Lib] = field(default_factory=list)
-    taken: int = 0                               # rounds taken so far (their parity orders the libraries)
+    taken: int = 0                               # rounds taken so far
 
 
 def measure(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
@@ -162,7 +163,7 @@ def _again(plan: _Case, number: int) -> bool:
     """Whether the case has rounds in this pass; if so it is prepared again in the pass's processes."""
     if number >= plan.session.passes or not plan.ready or plan.taken >= plan.prepared.rounds:
         return False
-    for name, why in plan.session.reprepare(plan.case, plan.ready).items():
+    for name, why in plan.session.reprepare(plan.case, base.pass_order(plan.ready, number)).items():
         m = plan.prepared.results[name]
         m.status, m.reason = "error", f"ready in an earlier pass, then: {why}"
     plan.ready = [lib for lib in plan.ready if plan.prepared.results[lib.name].status == "ok"]
@@ -170,9 +171,11 @@ def _again(plan: _Case, number: int) -> bool:
 
 
 def _rounds(plan: _Case, number: int, started: int) -> None:
-    """This pass's rounds of the case, the libraries alternating A B, B A; then the case released."""
-    for _ in range(plan.session.rounds_this_pass(plan.prepared, plan.taken, number)):
-        for lib in plan.ready if plan.taken % 2 == 0 else plan.ready[::-1]:
+    """This pass's rounds of the case, the libraries alternating A B, B A from the pass's order (base.pass_order);
+    then the case released."""
+    first = base.pass_order(plan.ready, number)
+    for index in range(plan.session.rounds_this_pass(plan.prepared, plan.taken, number)):
+        for lib in first if index % 2 == 0 else first[::-1]:
             result = plan.prepared.results[lib.name]
             if result.status != "ok":
                 continue

@@ -58,6 +58,13 @@ class Prepared:
     rounds: int
 
 
+def pass_order(libs: list[Lib], number: int) -> list[Lib]:
+    """The libraries in the order pass `number` starts them, prepares them and gives them its first round: as given
+    on even passes, reversed on odd ones. Whatever favours the library started first (its physical pages, the sample
+    right after the warm-up) then falls on each in turn: variance the test across processes sees, not a bias."""
+    return list(libs) if number % 2 == 0 else list(libs)[::-1]
+
+
 class Session:
     """One mode's part of one run. The scheduler calls, per pass: `open_pass`; per case of this mode `prepare`
     (first pass) or `reprepare` (later passes), then `take` once per library per round, then `release`; then

@@ -113,7 +113,7 @@ class Session(base.Session):
         ctx.run.environment["pinned_cpu"] = ctx.settings.cpu
 
     def open_pass(self, number: int) -> None:
-        self.workers.spawn(self.ctx.libs)
+        self.workers.spawn(base.pass_order(self.ctx.libs, number))
         self.futile = {}
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
