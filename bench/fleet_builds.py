@@ -50,10 +50,11 @@ def stop(processes: list[subprocess.Popen]) -> None:
 
 
 def one_cluster(workers: int, releases: list[str], root: Path) -> float:
-    address = f"tcp://127.0.0.1:{free_port()}"
-    dask = str(Path(PYTHON).parent / "dask")
-    processes = [start([dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
-                        "--no-dashboard"], {}, root / "scheduler.log")]
+    port = free_port()
+    address = f"tls://127.0.0.1:{port}"
+    os.environ["SSLPERF_CONFIG_DIR"] = str(root / "config")     # the fleet's credentials, made by its scheduler
+    processes = [start([PYTHON, "-m", "sslperf", "fleet", "scheduler", "--port", str(port), "--http-port",
+                        str(free_port())], {}, root / "scheduler.log")]
     try:
         time.sleep(2)
         for n in range(workers):

@@ -72,8 +72,8 @@ def test_the_container_runs_as_its_own_user_not_root(image):
 def test_the_entrypoint_is_sslperf_with_the_fleet_extra(image):
     version = run_in_image("--version", timeout=120)
     assert version.returncode == 0 and "sslperf" in version.stdout, version.stdout + version.stderr
-    dask = run_in_image("-c", "dask scheduler --help", entrypoint="sh", timeout=120)
-    assert dask.returncode == 0, dask.stdout + dask.stderr
+    made = run_in_image("fleet", "credentials", env={"SSLPERF_CONFIG_DIR": "/tmp/fleet-config"}, timeout=120)
+    assert made.returncode == 0 and "made the fleet's credentials" in made.stdout, made.stdout + made.stderr
 
 
 def test_a_run_in_the_container_lands_in_the_store_outside(image, postgres_url):

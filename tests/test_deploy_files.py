@@ -22,7 +22,7 @@ ROOT = Path(__file__).parent.parent
 FLEET = ROOT / "deploy" / "kubernetes" / "fleet.yaml"
 WORKFLOW = ROOT / ".github" / "workflows" / "sslperf.yml"
 KUBERNETES = "1.30"       # the oldest Kubernetes the manifests are meant for
-SCHEDULER = "tcp://sslperf-scheduler:8786"
+SCHEDULER = "tls://sslperf-scheduler:8786"
 POOLS = {"lab-a", "lab-b"}
 OFFLINE = {"http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
            "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "no_proxy": "", "NO_PROXY": ""}
@@ -61,7 +61,7 @@ def workers() -> dict[str, dict]:
 
 def test_every_resource_is_valid_kubernetes(offline):
     kinds = [doc["kind"] for doc in resources()]
-    assert sorted(kinds) == ["Deployment", "Deployment", "Deployment", "Job", "Service"]
+    assert sorted(kinds) == ["ConfigMap", "Deployment", "Deployment", "Deployment", "Job", "NetworkPolicy", "Service"]
     for resource in resources():
         validate(resource)
 
@@ -80,14 +80,54 @@ def test_the_validator_refuses_a_broken_worker(offline, spoil, error):
         validate(broken)
 
 
-def test_the_scheduler_is_dasks_behind_the_service_the_workers_name():
+def test_the_scheduler_is_sslperfs_behind_the_service_the_workers_name_on_the_pods_own_address():
     [service] = by_kind("Service")
     [scheduler] = [d for d in by_kind("Deployment") if d["metadata"]["name"] == service["metadata"]["name"]]
     assert scheduler["spec"]["template"]["metadata"]["labels"].items() >= service["spec"]["selector"].items()
     [container] = scheduler["spec"]["template"]["spec"]["containers"]
-    assert container["command"][-4:-2] == ["scheduler", "--port"] and container["command"][0].endswith("/dask")
+    args = container["args"]
+    assert args[:2] == ["fleet", "scheduler"] and "--insecure" not in args and "command" not in container
+    assert args[args.index("--host") + 1] == "$(POD_IP)"          # never every interface
+    assert _env(container)["POD_IP"] == {"fieldRef": {"fieldPath": "status.podIP"}}
     assert [p["port"] for p in service["spec"]["ports"]] == [int(SCHEDULER.rsplit(":", 1)[1])]
-    assert SCHEDULER == f"tcp://{service['metadata']['name']}:8786"
+    assert SCHEDULER == f"tls://{service['metadata']['name']}:8786"
+    assert _mounted_keys(scheduler) == ["ca.pem", "scheduler.pem", "scheduler-key.pem"]
+
+
+def _env(container: dict) -> dict:
+    return {e["name"]: e.get("valueFrom", e.get("value")) for e in container.get("env", [])}
+
+
+def _mounted_keys(workload: dict) -> list[str]:
+    """The keys of the fleet's credentials Secret a pod mounts, where SSLPERF_CONFIG_DIR/fleet finds them."""
+    spec = workload["spec"]["template"]["spec"]
+    [container] = spec["containers"]
+    [volume] = [v for v in spec["volumes"] if v["secret"]["secretName"] == "sslperf-fleet"]
+    [mount] = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
+    assert mount["readOnly"] and mount["mountPath"] == _env(container)["SSLPERF_CONFIG_DIR"] + "/fleet"
+    assert spec["securityContext"]["fsGroup"] == spec["securityContext"]["runAsGroup"]
+    return [item["key"] for item in volume["secret"]["items"]]
+
+
+def _reads_the_store_password_from_a_file(container: dict, workload: dict) -> None:
+    env = _env(container)
+    assert env["SSLPERF_DB"] == {"configMapKeyRef": {"name": "sslperf-store", "key": "url"}}
+    assert not any("secretKeyRef" in str(value) for value in env.values())       # no secret in the environment
+    [volume] = [v for v in workload["spec"]["template"]["spec"]["volumes"] if v.get("secret", {}).get("secretName")
+                == "sslperf-db"]
+    [mount] = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
+    assert env["SSLPERF_DB_PASSWORD_FILE"] == mount["mountPath"] + "/password"
+    [store] = by_kind("ConfigMap")
+    assert "@" in store["data"]["url"] and ":" not in store["data"]["url"].split("//")[1].split("@")[0]
+
+
+def test_only_the_fleets_pods_reach_the_fleet():
+    [policy] = by_kind("NetworkPolicy")
+    selected = policy["spec"]["podSelector"]["matchLabels"]
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    assert policy["spec"]["ingress"] == [{"from": [{"podSelector": {"matchLabels": selected}}]}]
+    for workload in by_kind("Deployment") + by_kind("Job"):
+        assert workload["spec"]["template"]["metadata"]["labels"].items() >= selected.items()
 
 
 def test_each_pool_has_guaranteed_whole_cpus_on_its_own_machine_type():
@@ -106,10 +146,11 @@ def test_each_pool_has_guaranteed_whole_cpus_on_its_own_machine_type():
             # Whole CPUs (the static CPU manager gives such a container CPUs of its own).
             assert re.fullmatch(r"[1-9][0-9]*", str(resources["limits"]["cpu"])), (pool, resources["limits"]["cpu"])
         [container] = spec["containers"]
-        assert container["args"] == ["fleet", "worker", "--scheduler", SCHEDULER, "--tag", pool]
-        env = {e["name"]: e.get("valueFrom") for e in container["env"]}
-        assert env["SSLPERF_DB"] == {"secretKeyRef": {"name": "sslperf-db", "key": "url"}}
+        assert container["args"] == ["fleet", "worker", "--scheduler", SCHEDULER, "--tag", pool, "--host", "$(POD_IP)"]
+        env = _env(container)
         assert env["SSLPERF_HOST"] == {"fieldRef": {"fieldPath": "spec.nodeName"}}
+        assert _mounted_keys(deployment) == ["ca.pem", "worker.pem", "worker-key.pem"]
+        _reads_the_store_password_from_a_file(container, deployment)
     assert len(selectors) == len(pools), "two pools select the same machines"
 
 
@@ -117,7 +158,8 @@ def test_the_client_job_runs_fleet_speed_against_the_scheduler():
     [job] = by_kind("Job")
     [container] = job["spec"]["template"]["spec"]["containers"]
     assert container["args"][:4] == ["fleet", "speed", "--scheduler", SCHEDULER]
-    assert {e["name"] for e in container["env"]} >= {"SSLPERF_DB"}
+    assert _mounted_keys(job) == ["ca.pem", "client.pem", "client-key.pem"]
+    _reads_the_store_password_from_a_file(container, job)
 
 
 def check_workflow(path: Path) -> subprocess.CompletedProcess:

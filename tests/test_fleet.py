@@ -26,16 +26,23 @@ SUITE = ["--lib", "system", "--case", AES_GCM, "--case", SHA256, "--time", "5", 
 class Cluster:
     def __init__(self, root, db):
         self.root, self.db, self.workers = root, db, {}
-        self.client_env = {"SSLPERF_DATA_DIR": str(root / "client"),
+        # One machine: the scheduler, the workers and the client share the fleet's credentials, made by the
+        # scheduler's first start as the fleet guide says.
+        self.config = root / "config"
+        self.client_env = {"SSLPERF_DATA_DIR": str(root / "client"), "SSLPERF_CONFIG_DIR": str(self.config),
                            "SSLPERF_CACHE_DIR": str(private_cache(root / "client-cache"))}
-        self.address = f"tcp://127.0.0.1:{free_port()}"
-        self.scheduler = self._start("scheduler", [os.path.join(os.path.dirname(sys.executable), "dask"),
-                                                   "scheduler", "--host", "127.0.0.1", "--port",
-                                                   self.address.rsplit(":", 1)[1], "--no-dashboard"], {})
+        port = free_port()
+        self.address = f"tls://127.0.0.1:{port}"
+        self.scheduler = self._start("scheduler", [sys.executable, "-m", "sslperf", "fleet", "scheduler", "--port",
+                                                   str(port), "--http-port", str(free_port())], {})
+        deadline = time.monotonic() + 60
+        while "scheduler at" not in (self.root / "scheduler.log").read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
 
     def _start(self, name, argv, env):
         log = open(self.root / f"{name}.log", "w")
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **env},
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, "SSLPERF_CONFIG_DIR": str(self.config), **env},
                                 start_new_session=True)
 
     def worker(self, tag, *extra, cache=None, wait=True):

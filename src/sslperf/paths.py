@@ -33,6 +33,13 @@ def data_dir() -> Path:
     return path
 
 
+def config_path() -> Path:
+    """Where sslperf keeps what configures it (the fleet's credentials), made or not: SSLPERF_CONFIG_DIR, else the
+    user's config dir."""
+    override = os.environ.get("SSLPERF_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir("sslperf"))
+
+
 @contextmanager
 def locked(name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """An exclusive lock `name` among the sslperf processes sharing this cache

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import click
 from rich.markup import escape
 from rich.table import Table
@@ -9,6 +12,8 @@ from rich.table import Table
 from sslperf.cli.common import make_console, open_store
 from sslperf.cli.options import Finite
 from sslperf.fleet.cluster import FleetError, FleetIncomplete, check_tag
+from sslperf.fleet.endpoint import DEFAULT_PORT
+from sslperf.fleet.scheduler import DEFAULT_HOST
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -19,9 +24,22 @@ NOT_ON_A_FLEET = {"out": "--out (each machine's run is in the store: `sslperf ru
                   "list_only": "--list (list the cases with `sslperf VERB --list` here)"}
 
 
+INSECURE_HELP = ("Allow plain tcp:// (no certificates): anyone who reaches it can run code on every machine. "
+                 "Loopback only; give it twice to insist on another address.")
+
+
 def scheduler_option(command):
+    """--scheduler and --insecure, handed to the command as one checked fleet.endpoint.Endpoint."""
+    @functools.wraps(command)
+    def checked(*args, scheduler: str, insecure: int, **kwargs):
+        from sslperf.fleet import endpoint
+
+        return command(*args, scheduler=endpoint.parse(scheduler, insecure), **kwargs)
+
+    checked = click.option("--insecure", count=True, help=INSECURE_HELP)(checked)
     return click.option("--scheduler", envvar="SSLPERF_SCHEDULER", required=True, metavar="ADDRESS",
-                        help="The Dask scheduler, e.g. tcp://10.0.0.5:8786 (env SSLPERF_SCHEDULER).")(command)
+                        help="The fleet's scheduler, as `sslperf fleet scheduler` prints it, e.g. "
+                             "tls://10.0.0.5:8786 (env SSLPERF_SCHEDULER).")(checked)
 
 
 @click.group()
@@ -33,12 +51,86 @@ def fleet() -> None:
     one worker of every type, results go into one PostgreSQL store, and
     `sslperf report --hosts` draws them side by side.
 
+    Scheduler, workers and clients talk TLS and each requires the others'
+    certificates, signed by the fleet's own CA (`sslperf fleet credentials`).
+
     \b
-      dask scheduler                                    # once, anywhere
-      sslperf fleet worker --scheduler tcp://HOST:8786 --tag c7i   # on each machine
-      sslperf fleet build --scheduler tcp://HOST:8786 openssl-3.0 openssl-3.6
-      sslperf --db postgresql://… fleet speed --scheduler tcp://HOST:8786 --quick --lib openssl-3.0 --lib openssl-3.6
+      sslperf fleet scheduler --host 10.0.0.5           # once; makes the credentials
+      sslperf fleet credentials --export worker w.tgz   # there; copy w.tgz to each machine
+      sslperf fleet credentials --install w.tgz         # on each machine, then:
+      sslperf fleet worker --scheduler tls://10.0.0.5:8786 --tag c7i
+      sslperf fleet build --scheduler tls://10.0.0.5:8786 openssl-3.0 openssl-3.6
+      sslperf --db postgresql://… fleet speed --scheduler tls://10.0.0.5:8786 --quick --lib openssl-3.0 --lib openssl-3.6
     """
+
+
+@fleet.command()
+@click.option("--host", default=DEFAULT_HOST, show_default=True,
+              help="The address to listen on: an address of this machine the workers reach (0.0.0.0 for all).")
+@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option("--http-port", type=click.IntRange(0, 65535), default=8787, show_default=True,
+              help="Dask's HTTP server (answers /health only), on the same address; 0: any free port.")
+@click.option("--name", "names", multiple=True, metavar="NAME",
+              help="Another name or address the workers use for this machine, put in the scheduler's certificate "
+                   "when it is made (repeatable).")
+@click.option("--insecure", count=True, help=INSECURE_HELP)
+def scheduler(host, port, http_port, names, insecure) -> None:
+    """Run the fleet's scheduler here until stopped (Ctrl-C).
+
+    The first start makes the fleet's credentials (see `fleet credentials`);
+    every worker and client then needs a certificate signed by its CA."""
+    from sslperf.fleet import credentials, scheduler as fleet_scheduler
+
+    def started(address: str, made: list) -> None:
+        if made:
+            err_console.print(f"made the fleet's credentials in {escape(str(credentials.directory()))}; give each "
+                              "other machine a bundle: `sslperf fleet credentials --export worker FILE` (or client)")
+        err_console.print(f"scheduler at [bold]{escape(address)}[/] "
+                          + ("(plain TCP: no certificates)" if insecure else "(TLS, certificates required)"))
+
+    fleet_scheduler.serve(host, port, http_port, insecure, list(names), started)
+
+
+@fleet.command()
+@click.option("--export", "export", nargs=2, metavar="ROLE FILE",
+              help="Write a bundle for another machine: ROLE is worker, client or scheduler.")
+@click.option("--install", "bundle", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Install a bundle made by --export on the scheduler's machine.")
+@click.option("--renew", is_flag=True, help="Make new credentials, replacing these (every machine needs a new bundle).")
+@click.option("--name", "names", multiple=True, metavar="NAME",
+              help="A name or address of the scheduler's machine for its certificate (repeatable).")
+def credentials(export, bundle, renew, names) -> None:
+    """The fleet's credentials: its own CA and a certificate per role.
+
+    \b
+    Without options: make them here (the scheduler's machine) unless they
+    exist, and say where they are. Keys are 0600 in a 0700 directory under
+    the config dir (SSLPERF_CONFIG_DIR). Another machine gets a bundle with
+    the CA's certificate and one role's certificate and key — never the CA's
+    key."""
+    from sslperf.fleet import credentials as made
+
+    where = made.directory()
+    if export:
+        role, out = export
+        if role not in made.ROLES:
+            raise click.BadParameter(f"{role!r} is not a role; use one of {', '.join(made.ROLES)}.",
+                                     param_hint="--export")
+        path = made.export(role, Path(out))
+        console.print(f"wrote {escape(str(path))} (0600): copy it to the machine and run "
+                      f"`sslperf fleet credentials --install {escape(Path(out).name)}` there, then delete it")
+        return
+    if bundle:
+        role, written = made.install(bundle)
+        console.print(f"installed the fleet's {role} credentials in {escape(str(where))} "
+                      f"({', '.join(p.name for p in written)})")
+        return
+    if (where / made.CA_CERT).exists() and not renew:
+        held = [role for role in made.ROLES if made.present(role)]
+        console.print(f"the fleet's credentials are in {escape(str(where))} (roles: {', '.join(held) or 'none'})")
+        return
+    written = made.make(list(names), renew=renew)
+    console.print(f"made the fleet's credentials in {escape(str(where))}: {', '.join(p.name for p in written)}")
 
 
 @fleet.command()
@@ -48,7 +140,9 @@ def fleet() -> None:
 @click.option("--builds", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Builds this worker runs at once (each uses every core).")
 @click.option("--name", help="The worker's name in the cluster (default: TAG-HOST-PID).")
-def worker(scheduler, tag, cpu_mask, builds, name) -> None:
+@click.option("--host", help="The address to listen on (default: this machine's address that reaches the "
+                             "scheduler).")
+def worker(scheduler, tag, cpu_mask, builds, name, host) -> None:
     """Serve this machine to the cluster until stopped (Ctrl-C).
 
     Runs carry the host SSLPERF_HOST if set, else the tag. A worker measures
@@ -58,8 +152,8 @@ def worker(scheduler, tag, cpu_mask, builds, name) -> None:
 
     check_tag(tag)
     dask()                      # the fleet extra, before the worker is announced
-    err_console.print(f"worker for machine type {escape(tag)}, scheduler {escape(scheduler)}")
-    serve(scheduler, tag, cpu_mask, builds, name)
+    err_console.print(f"worker for machine type {escape(tag)}, scheduler {escape(scheduler.address)}")
+    serve(scheduler, tag, cpu_mask, builds, name, host)
 
 
 @fleet.command()
@@ -128,7 +222,7 @@ for _verb in SUITE_VERBS:
     fleet.add_command(_suite_command(_verb))
 
 
-def _send(ctx, verb: str, scheduler: str, types: tuple[str, ...], timeout: float, args: list[str]) -> None:
+def _send(ctx, verb: str, scheduler, types: tuple[str, ...], timeout: float, args: list[str]) -> None:
     from sslperf.fleet import builds, cluster, suites
     from sslperf.measure import verbs
     from sslperf.store.connect import store_url
@@ -142,7 +236,7 @@ def _send(ctx, verb: str, scheduler: str, types: tuple[str, ...], timeout: float
     store = open_store(ctx)
     with cluster.connect(scheduler) as client:
         chosen = cluster.chosen_types(client, types)
-        builds.refuse_missing(client, chosen, request.libs, scheduler)
+        builds.refuse_missing(client, chosen, request.libs, scheduler.address)
         with console.status(f"sslperf {escape(command)} on {len(chosen)} machine types") as status:
             fleet_run, outcomes = suites.send(client, store, db, request, chosen, timeout,
                                               lambda now: status.update(_progress_line(now)))

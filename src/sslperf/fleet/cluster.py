@@ -4,14 +4,12 @@ offer one machine type (`machine:TYPE`) and build slots (`build`)."""
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import os
 import platform
 import re
 import signal
 import sys
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from sslperf import proc
 from sslperf.errors import SslperfError
@@ -21,6 +19,10 @@ MACHINE = "machine:"            # resource prefix: one unit per worker, held by 
 BUILD = "build"                 # resource: concurrent builds a worker accepts
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 CONNECT_SECONDS = 20
+# The HTTP server Dask starts beside every scheduler and worker answers /health only: its other pages (the cluster's
+# workers, tasks, logs; Prometheus metrics) would be open to anyone who reaches it, without the fleet's certificate.
+HEALTH_ONLY = {"distributed.scheduler.http.routes": ["distributed.http.health"],
+               "distributed.worker.http.routes": ["distributed.http.health"]}
 
 
 class FleetError(SslperfError):
@@ -61,16 +63,21 @@ def dask():
     return distributed
 
 
-def connect(address: str):
-    """A Dask client of the scheduler at `address`, or a one-paragraph error."""
+def connect(endpoint):
+    """A Dask client of the scheduler at `endpoint` (fleet.endpoint.Endpoint), with the fleet's client certificate
+    where it is tls://; or a one-paragraph error."""
     Client = dask().Client
 
+    security = endpoint.security("client")
     try:
-        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+        return Client(endpoint.address, timeout=CONNECT_SECONDS, set_as_default=False, security=security)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise FleetError(f"No Dask scheduler answered at {address} within {CONNECT_SECONDS} s ({exc}).",
-                         hint="Start one with `dask scheduler` (it prints its address, e.g. tcp://10.0.0.5:8786) "
-                              "and give that address with --scheduler or SSLPERF_SCHEDULER.") from None
+        raise FleetError(f"No sslperf fleet scheduler at {endpoint.address} took this client within "
+                         f"{CONNECT_SECONDS} s ({exc}).",
+                         hint="Start one with `sslperf fleet scheduler` (it prints its address, e.g. "
+                              "tls://10.0.0.5:8786) and give that address with --scheduler or SSLPERF_SCHEDULER; "
+                              "over tls:// this machine needs the fleet's credentials (`sslperf fleet credentials "
+                              "--install`), and a scheduler whose CA differs refuses them.") from None
 
 
 def machines(client) -> list[Machine]:
@@ -102,28 +109,36 @@ def chosen_types(client, wanted: tuple[str, ...]) -> dict[str, list[Machine]]:
     return {tag: by_type[tag] for tag in (wanted or sorted(by_type))}
 
 
-def serve(scheduler: str, tag: str, cpu_mask: str | None, builds: int, name: str | None) -> None:
-    """Run a Dask worker for this machine until it is stopped. Runs it makes
-    carry the host SSLPERF_HOST, else the tag; `cpu_mask` applies to every
+def serve(scheduler, tag: str, cpu_mask: str | None, builds: int, name: str | None, host: str | None) -> None:
+    """Run a Dask worker for this machine until it is stopped, joined to `scheduler` (fleet.endpoint.Endpoint) with
+    the fleet's worker certificate, listening on `host`, else on the interface that reaches the scheduler (never
+    every interface). Runs it makes carry the host SSLPERF_HOST, else the tag; `cpu_mask` applies to every
     measurement it makes (a machine type without AES-NI, say)."""
     Worker = dask().Worker
 
     check_tag(tag)
+    security = scheduler.security("worker")
+    bind = host or scheduler.reaching()
     if cpu_mask:
         environment.mask_env(cpu_mask)          # refuses an unknown mask or a CPU without masks, now
         os.environ[environment.MACHINE_MASK_VARIABLE] = cpu_mask
     os.environ["SSLPERF_HOST"] = os.environ.get("SSLPERF_HOST", "").strip() or tag
-    loopback = _is_loopback(scheduler)
 
     async def run() -> None:     # threads: a measurement, the builds, and one for short tasks
-        worker = Worker(scheduler, nthreads=builds + 2, name=name or f"{tag}-{platform.node()}-{os.getpid()}",
-                        resources={f"{MACHINE}{tag}": 1, BUILD: builds}, host="127.0.0.1" if loopback else None,
-                        death_timeout=CONNECT_SECONDS, dashboard=False)
-        try:
-            await worker
-        except (OSError, TimeoutError) as exc:
-            raise FleetError(f"The worker could not join the scheduler at {scheduler} ({exc}).",
-                             hint="Check the address and that the scheduler runs and is reachable.") from None
+        import dask.config
+
+        with dask.config.set(HEALTH_ONLY):
+            worker = Worker(scheduler.address, nthreads=builds + 2, security=security, host=bind,
+                            name=name or f"{tag}-{platform.node()}-{os.getpid()}",
+                            resources={f"{MACHINE}{tag}": 1, BUILD: builds}, death_timeout=CONNECT_SECONDS,
+                            dashboard=False)
+            try:
+                await worker
+            except (OSError, TimeoutError) as exc:
+                raise FleetError(f"The worker could not join the scheduler at {scheduler.address} ({exc}).",
+                                 hint="Check the address, that the scheduler runs and is reachable, and (tls://) "
+                                      "that this machine holds the fleet's worker credentials from the scheduler's "
+                                      "machine (`sslperf fleet credentials --install`).") from None
         await worker.finished()
 
     # Stopped (Ctrl-C, SIGTERM): at once, not after a graceful close that waits for the running task.
@@ -148,9 +163,3 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _is_loopback(address: str) -> bool:
-    host = urlsplit(address if "://" in address else f"tcp://{address}").hostname or ""
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"

@@ -95,8 +95,10 @@ def measure(request_json: str, db: str, fleet_run: str, timeout: float) -> dict:
         request.settings.mask = mask
     with tempfile.NamedTemporaryFile("w", prefix="sslperf-request-", suffix=".json", delete=False) as sent:
         sent.write(request.to_json())
-    argv = [sys.executable, "-m", "sslperf", "--db", db, "measure-request", sent.name]
-    env = {**os.environ, environment.FLEET_VARIABLE: fleet_run, "SSLPERF_EXIT_WITH_PARENT": "1",
+    # The store's URL (it may hold a password) goes in the child's environment, which only this user can read,
+    # never on its command line, which every user of the machine can (ps).
+    argv = [sys.executable, "-m", "sslperf", "measure-request", sent.name]
+    env = {**os.environ, "SSLPERF_DB": db, environment.FLEET_VARIABLE: fleet_run, "SSLPERF_EXIT_WITH_PARENT": "1",
            "COLUMNS": "160", "NO_COLOR": "1"}
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
