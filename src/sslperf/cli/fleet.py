@@ -94,7 +94,7 @@ def scheduler(host, port, http_port, names, insecure) -> None:
 @fleet.command()
 @click.option("--export", "export", nargs=2, metavar="ROLE FILE",
               help="Write a bundle for another machine: ROLE is worker, client or scheduler.")
-@click.option("--install", "bundle", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--install", "bundle", type=click.Path(dir_okay=False, path_type=Path),
               help="Install a bundle made by --export on the scheduler's machine.")
 @click.option("--renew", is_flag=True, help="Make new credentials, replacing these (every machine needs a new bundle).")
 @click.option("--name", "names", multiple=True, metavar="NAME",
