@@ -88,6 +88,7 @@ def sslperf_dirs(tmp_path, monkeypatch):
     cache, data = private_cache(tmp_path / "cache"), tmp_path / "data"
     monkeypatch.setenv("SSLPERF_CACHE_DIR", str(cache))
     monkeypatch.setenv("SSLPERF_DATA_DIR", str(data))
+    monkeypatch.setenv("SSLPERF_CONFIG_DIR", str(tmp_path / "config"))     # the fleet's credentials
     return cache, data
 
 
