@@ -240,3 +240,46 @@ def test_a_bundle_with_anything_else_is_refused(tmp_path):
     with pytest.raises(SslperfError, match="not a fleet credentials bundle"):
         credentials.install(evil, tmp_path / "here")
     assert not (tmp_path / "outside.pem").exists() and not (tmp_path / "here").exists()
+
+
+def test_the_stores_password_comes_from_its_file_and_is_never_shown(tmp_path, monkeypatch):
+    from sslperf.store import connect
+
+    held = tmp_path / "password"
+    held.write_text("s3cr:et@x\n")
+    monkeypatch.setenv(connect.PASSWORD_FILE, str(held))
+    engine = connect.open_engine("postgresql+psycopg://sslperf@127.0.0.1:9/sslperf", 5)
+    assert engine.url.password == "s3cr:et@x" and "s3cr" not in str(engine.url)
+    named = connect.open_engine("postgresql+psycopg://sslperf:given@127.0.0.1:9/sslperf", 5)
+    assert named.url.password == "given"                 # a URL's own password stands
+
+
+def test_an_unreadable_password_file_is_one_paragraph(tmp_path):
+    result = run_cli("--db", "postgresql+psycopg://sslperf@127.0.0.1:9/sslperf", "runs", "list",
+                     env={"SSLPERF_DB_PASSWORD_FILE": str(tmp_path / "missing")})
+    assert result.returncode == 2 and "SSLPERF_DB_PASSWORD_FILE" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+
+
+def test_a_workers_measuring_child_gets_the_store_in_its_environment_not_its_command_line(monkeypatch):
+    """/proc/PID/cmdline is readable by every user of the machine; /proc/PID/environ by this one only."""
+    from sslperf.fleet import tasks
+    from sslperf.measure.request import Request
+    from sslperf.measure.settings import Settings
+
+    seen = {}
+
+    class Child:
+        returncode = 0
+
+        def __init__(self, argv, env, **kwargs):
+            seen.update(argv=argv, env=env)
+
+        def communicate(self, timeout=None):
+            return "", None
+
+    monkeypatch.setattr(tasks.subprocess, "Popen", Child)
+    request = Request("sslperf speed", ["system"], ["digest/sha256/64"], Settings(10, 3, cpu=None))
+    db = "postgresql+psycopg://sslperf:s3cret@db.example/sslperf"
+    assert tasks.measure(request.to_json(), db, "fleet-1:lab-a", 60)["returncode"] == 0
+    assert not any("s3cret" in part for part in seen["argv"]) and seen["env"]["SSLPERF_DB"] == db

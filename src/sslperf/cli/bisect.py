@@ -13,11 +13,11 @@ from rich.markup import escape
 
 from sslperf.bisect import probe, render
 from sslperf.bisect import space as spaces
-from sslperf.cli.common import make_console, store_unless
+from sslperf.cli.common import held, make_console, refuse_unstored, store_unless
 from sslperf.cli.progress import steps
-from sslperf.cli.options import Finite, placement_options
+from sslperf.cli.options import Finite, finite, placement_options
 from sslperf.libs import installed
-from sslperf.measure import environment, plan, suites
+from sslperf.measure import environment, limits, plan, suites
 from sslperf.noise.applied import floor_for
 from sslperf.profiling.explain import available as can_profile
 from sslperf.profiling.render import print_explanation
@@ -42,10 +42,10 @@ progress_console = make_console(stderr=True)
               help="Smallest change in % a step may call (default 1 for instructions, 2 for time); the machine's "
                    "measured noise floor is used when larger.")
 @click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
-@click.option("--time", "time_ms", type=Finite(1, 10000),
+@click.option("--time", "time_ms", type=finite(limits.TIME_MS),
               help="Target wall time of one sample, in ms (time metrics; default 30); of a threads case, how long "
                    "every thread runs in a round and in each run that explains a step (default 2000 and 1000).")
-@click.option("--samples", type=click.IntRange(3, 1000), default=10, show_default=True,
+@click.option("--samples", type=click.IntRange(3, limits.SAMPLES.high), default=10, show_default=True,
               help="Samples per library in a step (time metrics).")
 @click.option("--explain/--no-explain", default=True, show_default=True,
               help="Profile the two sides of each found step with callgrind and show the functions whose share "
@@ -96,13 +96,15 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
     if as_json:
         click.echo(json.dumps({**result.as_dict(), "run_id": result.run.id if result.run else None,
                                "wall_seconds": round(seconds, 1)}, indent=1))
-        return
-    render.print_result(result, console)
-    _print_explanations(result, top)
-    render.print_costs(result, seconds, console)
-    if result.run is not None and not no_store:
-        console.print(f"[dim]stored as run {escape(result.run.id)} (`sslperf runs show {escape(result.run.id)}`, "
-                      f"`sslperf report {escape(result.run.id)}`)[/dim]")
+    else:
+        render.print_result(result, console)
+        _print_explanations(result, top)
+        render.print_costs(result, seconds, console)
+        if result.run is not None and held(result.run, store):
+            console.print(f"[dim]stored as run {escape(result.run.id)} (`sslperf runs show {escape(result.run.id)}`, "
+                          f"`sslperf report {escape(result.run.id)}`)[/dim]")
+    if result.run is not None:
+        refuse_unstored(result.run, store)
 
 
 def _explain(result, out) -> None:

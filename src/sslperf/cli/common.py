@@ -111,32 +111,52 @@ def write_output(path, text: str, what: str, kept: str | None = None, force: boo
 
 
 
-def kept_hint(run, no_store: bool) -> str:
-    """Where the run is still to be had when --out cannot be written."""
-    if no_store:
-        return "The run was not stored (--no-store); run it again with another --out."
+def kept_hint(run, no_store: bool, held: bool = True) -> str:
+    """Where the run is still to be had when --out cannot be written (`held`: the store has all of it)."""
+    if no_store or not held:
+        return (f"The run was not stored ({'--no-store' if no_store else 'the store refused it: see its warnings'}); "
+                "run it again with another --out.")
     return (f"The run is kept in the store as run {run.id}: `sslperf runs export {run.id} --out FILE` writes it "
             "elsewhere.")
 
 
+def held(run, store) -> bool:
+    """Whether `store` (None: --no-store) has every row of `run`: only then is it said to be stored."""
+    return store is not None and store.holds(run.id)
+
+
+def refuse_unstored(run, store) -> None:
+    """Said last, once the run is delivered (the tables or the JSON hold every figure): a run measured into
+    `store` (None: --no-store, nothing to say) that the store does not hold whole is an error, so that no one
+    and no script takes it for kept."""
+    if store is not None and not store.holds(run.id):
+        why = store.lost(run.id) or "its rows were not all written."
+        raise SslperfError(f"Run {run.id} was measured, but the results store {store.shown_url()} does not hold "
+                           f"all of it: {why}", hint="Every figure is in the output above; keep it with --out or "
+                           "--json, or measure again once the store can be written.")
+
+
 def deliver(run, console, metric: str, as_json: bool, out, force: bool, no_store: bool, summary: str,
-            details: bool = False) -> None:
+            details: bool = False, store=None) -> None:
     """A measured run to the user: --out written first (if that fails, the tables are printed before the error,
-    so no figure is lost), then the tables and `summary` or the JSON, then the refusal of a run that measured
-    nothing."""
+    so no figure is lost), then the tables and `summary` or the JSON, then the refusal of a run that `store`
+    (None with `no_store`) could not keep whole or that measured nothing."""
+    kept = held(run, store)
     if out:
         try:
-            write_output(out, run.to_json(), "the run", kept_hint(run, no_store), force)
+            write_output(out, run.to_json(), "the run", kept_hint(run, no_store, kept), force)
         except Exception:
             if not as_json:
                 show(run, False, console, metric, refuse=False, details=details)
             raise
     if as_json:
-        return show(run, True, console, metric, not no_store)
-    show(run, False, console, metric, refuse=False, details=details)
-    console.print(f"[dim]{escape(summary)}" + ("" if no_store else f"; stored as run {escape(run.id)}")
-                  + (f"; JSON written to {escape(str(out))}" if out else "") + "[/dim]")
-    refuse_nothing_measured(run, not no_store)
+        show(run, True, console, metric, refuse=False)
+    else:
+        show(run, False, console, metric, refuse=False, details=details)
+        console.print(f"[dim]{escape(summary)}" + (f"; stored as run {escape(run.id)}" if kept else "")
+                      + (f"; JSON written to {escape(str(out))}" if out else "") + "[/dim]")
+    refuse_unstored(run, None if no_store else store)
+    refuse_nothing_measured(run, kept)
 
 
 def measure(ctx: click.Context, command: str, console, err_console, metric: str = "wall"):
@@ -163,10 +183,11 @@ def deliver_request(ctx: click.Context, request, console, err_console, metric: s
     from sslperf.cli.progress import steps
 
     started = time.monotonic()
+    store = store_unless(ctx, no_store)
     with steps(err_console if as_json else console, "compiling the harness", prefix=False) as progress:
-        run = request.run(store_unless(ctx, no_store), progress,
+        run = request.run(store, progress,
                           on_build=lambda what: progress.phase(f"building {what}"), build_progress=progress)
     deliver(run, console, metric, as_json, out, force, no_store,
             f"{plural(len(request.cases), 'case')} × {plural(len(run.libs), 'library')} "
-            f"in {time.monotonic() - started:.0f} s", details)
+            f"in {time.monotonic() - started:.0f} s", details, store)
     return run

@@ -238,7 +238,8 @@ def _send(ctx, verb: str, scheduler, types: tuple[str, ...], timeout: float, arg
         chosen = cluster.chosen_types(client, types)
         builds.refuse_missing(client, chosen, request.libs, scheduler.address)
         with console.status(f"sslperf {escape(command)} on {len(chosen)} machine types") as status:
-            fleet_run, outcomes = suites.send(client, store, db, request, chosen, timeout,
+            pin_there = parsed.get("cpu") is None and not parsed.get("no_pin")
+            fleet_run, outcomes = suites.send(client, store, db, request, chosen, timeout, pin_there,
                                               lambda now: status.update(_progress_line(now)))
     _print_outcomes(fleet_run, outcomes)
 

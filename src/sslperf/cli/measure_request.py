@@ -19,8 +19,11 @@ err_console = make_console(stderr=True)
 @click.pass_context
 def measure_request(ctx, request_file: Path) -> None:
     """Run the request in REQUEST_FILE (JSON, as `sslperf fleet` sends it) into the store."""
+    from sslperf.measure import limits
     from sslperf.measure.request import Request
 
-    request = Request.from_json(request_file.read_text())
+    with request_file.open("rb") as sent:        # what a request may hold and one byte more: never a whole device
+        data = sent.read(limits.REQUEST_BYTES + 1)
+    request = Request.from_json(data, str(request_file))
     common.deliver_request(ctx, request, console, err_console, "wall", as_json=False, out=None, force=False,
                            no_store=False)

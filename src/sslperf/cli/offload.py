@@ -13,7 +13,8 @@ from rich.markup import escape
 from sslperf import userfiles
 from sslperf.cli.progress import steps
 from sslperf.cli.common import make_console, write_output
-from sslperf.cli.options import Finite, out_file_option, placement_options
+from sslperf.cli.options import finite, int_range, out_file_option, placement_options
+from sslperf.measure import limits
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -108,9 +109,9 @@ MEASURING = ("algorithms", "sizes", "time_ms", "samples", "cpu", "no_pin", "fixe
                    "aes-256-ctr sha1 sha256 sha384 sha512 (default: all).")
 @click.option("--sizes", default="16,64,256,1024,8192,16384", show_default=True, callback=_sizes,
               help="Request sizes in bytes, comma-separated.")
-@click.option("--time", "time_ms", type=Finite(1, 10000), default=20, show_default=True,
+@click.option("--time", "time_ms", type=finite(limits.TIME_MS), default=20, show_default=True,
               help="Target wall time of one sample, in ms.")
-@click.option("--samples", type=click.IntRange(1, 1000), default=10, show_default=True,
+@click.option("--samples", type=int_range(limits.SAMPLES), default=10, show_default=True,
               help="Samples per algorithm, size and side, spread over the worker processes.")
 @placement_options
 @click.option("--user-only", is_flag=True, help="Time only the library (works without AF_ALG; no thresholds).")
@@ -151,7 +152,7 @@ def bench_cmd(ctx, lib_name: str | None, algorithms: tuple[str, ...], sizes: lis
       sslperf offload bench --json > run.json           # on the target
       sslperf offload bench --from run.json --config-out afalg.cnf
     """
-    from sslperf.cli.common import open_store, refuse_nothing_measured, store_unless
+    from sslperf.cli.common import held, open_store, refuse_nothing_measured, refuse_unstored, store_unless
     from sslperf.libs import installed
     from sslperf.measure import plan
     from sslperf.offload import bench as afalg_bench
@@ -175,8 +176,9 @@ def bench_cmd(ctx, lib_name: str | None, algorithms: tuple[str, ...], sizes: lis
             afalg_bench.require_af_alg()
         settings = plan.settings(time_ms, samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
         cases = afalg_bench.cases([a for a in known if a in algorithms] or list(known), sizes, user_only)
+        store = store_unless(ctx, no_store)
         with steps(err_console, "compiling the harness", prefix=False) as progress:
-            run = afalg_bench.measure(lib, cases, settings, store_unless(ctx, no_store), progress)
+            run = afalg_bench.measure(lib, cases, settings, store, progress)
         bench = afalg_bench.analyse(run, lib.name)
     config = afalg_bench.engine_section(bench, engine) if config_out else None
     if as_json:
@@ -185,10 +187,12 @@ def bench_cmd(ctx, lib_name: str | None, algorithms: tuple[str, ...], sizes: lis
         render.print_bench(bench, console)
         if not source:
             console.print(f"[dim]{len(cases)} cases with {escape(lib.name)}"
-                          + ("; not stored (--no-store)" if no_store else f"; stored as run {run.id}") + "[/dim]")
+                          + ("; not stored (--no-store)" if no_store else
+                             f"; stored as run {run.id}" if held(run, store) else "") + "[/dim]")
     if config_out:
         write_output(config_out, config, f"the {engine} section", force=force)
         if str(config_out) != "-" and not as_json:
             console.print(f"wrote the {engine} section to {escape(str(config_out))}")
     if not source:
-        refuse_nothing_measured(run, not no_store)
+        refuse_unstored(run, store)
+        refuse_nothing_measured(run, held(run, store))

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from sslperf import userfiles
+from sslperf.measure import limits
 
 
 class Finite(click.FloatRange):
@@ -23,6 +24,16 @@ class Finite(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!s} is not a finite number", param, ctx)
         return super().convert(number, param, ctx)
+
+
+def int_range(bound: limits.Bound) -> click.IntRange:
+    """A whole-number option within one of measure.limits' bounds (what a request is held to as well)."""
+    return click.IntRange(int(bound.low), int(bound.high))
+
+
+def finite(bound: limits.Bound) -> Finite:
+    """A finite number option within one of measure.limits' bounds."""
+    return Finite(bound.low, bound.high)
 
 
 class OutputPath(click.ParamType):
@@ -94,9 +105,9 @@ def run_options(time_ms: float | None, samples: int | None, time_help: str = "Ta
                          help="Library to measure (repeatable; default: system)."),
             click.option("--filter", "patterns", multiple=True,
                          help="Keep cases whose id matches this glob or substring."),
-            click.option("--time", "time_ms", type=Finite(1, 10000), default=time_ms, show_default=time_ms is not None,
-                         help=time_help),
-            click.option("--samples", type=click.IntRange(1, 1000), default=samples,
+            click.option("--time", "time_ms", type=finite(limits.TIME_MS), default=time_ms,
+                         show_default=time_ms is not None, help=time_help),
+            click.option("--samples", type=int_range(limits.SAMPLES), default=samples,
                          show_default=samples is not None, help="Samples per case and library."),
             click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall",
                          show_default=True, help=METRIC_HELP),
@@ -145,7 +156,7 @@ def provider_options(command):
 
 def placement_options(command):
     """--cpu / --no-pin / --processes: where and in how many processes the workers run."""
-    command = click.option("--processes", type=click.IntRange(1, 100),
+    command = click.option("--processes", type=int_range(limits.PROCESSES),
                            help="Worker processes per case and library (default 5; for --metric instructions, "
                                 "one count each: 1 for a library whose inputs are deterministic, else 3); the "
                                 "samples are spread over them, so the CI covers what differs between "
@@ -173,7 +184,7 @@ def thread_options(modes: tuple[str, ...], default: str, what: str):
                                         if "shared" in modes else ".")
         command = click.option("--thread-mode", type=click.Choice(modes), default=default, show_default=True,
                                help=help_text)(command)
-        command = click.option("--thread-seconds", type=Finite(0.1, 60), default=2.0, show_default=True,
+        command = click.option("--thread-seconds", type=finite(limits.THREAD_SECONDS), default=2.0, show_default=True,
                                help="How long each thread count runs, per round.")(command)
         command = click.option("--threads", "thread_list", metavar="N,N,…",
                                help=f"Instead: {what} with these thread counts (e.g. 1,2,4), each count's rate and "

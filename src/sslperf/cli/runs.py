@@ -84,12 +84,16 @@ def show_cmd(ctx, run_id: str, metric: str | None, details: bool) -> None:
 
 @runs.command("rm")
 @click.argument("run_ids", nargs=-1, required=True)
+@click.option("--force", is_flag=True,
+              help="Also delete a run still marked running by a process on another machine, which this one cannot "
+                   "check (a run being measured on this machine is always refused: stop it first).")
 @click.pass_context
-def rm_cmd(ctx, run_ids: tuple[str, ...]) -> None:
+def rm_cmd(ctx, run_ids: tuple[str, ...], force: bool) -> None:
     """Delete runs, by full id or a unique prefix of at least its date and
-    time (YYYYMMDD-HHMMSS; never `latest`)."""
+    time (YYYYMMDD-HHMMSS; never `latest`). A run still being measured is
+    refused; one whose process is gone (killed, its machine rebooted) is deleted."""
     store = open_store(ctx)
-    for full in store.to_delete(run_ids):            # all checked before anything is deleted
+    for full in store.to_delete(run_ids, force):     # all checked before anything is deleted
         run = store.load(full)
         store.delete(full)
         console.print(f"deleted {escape(full)} ({escape(run.started)}, "

@@ -10,7 +10,9 @@ from rich.markup import escape
 
 from sslperf.cli import common
 from sslperf.cli.common import make_console
-from sslperf.cli.options import Finite, OutputPath, details_option, out_dir_callback, out_file_option, provider_options
+from sslperf.cli.options import (OutputPath, details_option, finite, int_range, out_dir_callback, out_file_option,
+                                 provider_options)
+from sslperf.measure import limits
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -27,9 +29,9 @@ err_console = make_console(stderr=True)
 @click.option("--thread-mode", type=click.Choice(("own", "libctx", "shared")), default="own", show_default=True,
               help="own: each thread its own keys and contexts, the library's global state shared; libctx: also "
                    "its own OSSL_LIB_CTX (OpenSSL 3.0+); shared: handshakes on one SSL_CTX pair.")
-@click.option("--seconds", type=Finite(0.1, 60), default=1.0, show_default=True,
+@click.option("--seconds", type=finite(limits.THREAD_SECONDS), default=1.0, show_default=True,
               help="How long every thread count runs, per round.")
-@click.option("--rounds", type=click.IntRange(2, 100), default=3, show_default=True,
+@click.option("--rounds", type=int_range(limits.SCALE_ROUNDS), default=3, show_default=True,
               help="Rounds of every thread count, interleaved with the libraries (1 thread gets twice as many).")
 @click.option("--no-pin", is_flag=True, help="Let the threads float instead of one per CPU.")
 @click.option("--no-explain", is_flag=True,
@@ -77,7 +79,9 @@ def scale(ctx, **options) -> None:
         console.print(f"[dim]{escape(small)}[/dim]", soft_wrap=True)
     for warning in run.warnings + sweep.one_thread_wider(run) + sweep.preempted(run):
         said.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
-    common.refuse_nothing_measured(run, not o["no_store"])
+    store = common.store_unless(ctx, o["no_store"])
+    common.refuse_unstored(run, store)
+    common.refuse_nothing_measured(run, common.held(run, store))
 
 
 def _run(ctx, request, o, said):
@@ -92,11 +96,14 @@ def _run(ctx, request, o, said):
     started = time.monotonic()
     counts = [int(n) for n in str(request.labels.get("threads", "")).split(",") if n]
     said.print(f"[dim]{escape(render.placement(pinning.allowed(), request.options['threads'].pin, counts))}[/dim]")
+    store = common.store_unless(ctx, o["no_store"])
     with steps(said, "compiling the harness", prefix=False) as progress:
-        run = request.run(common.store_unless(ctx, o["no_store"]), progress)
+        run = request.run(store, progress)
+    kept = common.held(run, store)
     if o["out"]:
-        common.write_output(o["out"], run.to_json(), "the run", common.kept_hint(run, o["no_store"]), o["force"])
+        common.write_output(o["out"], run.to_json(), "the run", common.kept_hint(run, o["no_store"], kept),
+                            o["force"])
     said.print(f"[dim]{len(request.cases)} cases (a case × a thread count) on {len(run.libs)} libraries in "
-               f"{time.monotonic() - started:.0f} s" + ("" if o["no_store"] else f"; stored as run {escape(run.id)}")
+               f"{time.monotonic() - started:.0f} s" + (f"; stored as run {escape(run.id)}" if kept else "")
                + "[/dim]")
     return run

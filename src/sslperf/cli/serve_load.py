@@ -6,7 +6,8 @@ import click
 
 from sslperf.cli import common
 from sslperf.cli.common import make_console
-from sslperf.cli.options import Finite, details_option, out_file_option
+from sslperf.cli.options import details_option, finite, int_range, out_file_option
+from sslperf.measure import limits
 from sslperf.serve_load import SCENARIOS, SERVERS
 
 console = make_console()
@@ -30,15 +31,17 @@ err_console = make_console(stderr=True)
 @click.option("--case", "case_ids", multiple=True, help="Measure exactly this case, e.g. "
               "tls/serve/nginx/new/tls1.3/x25519/rsa-2048 (repeatable).")
 @click.option("--list", "list_only", is_flag=True, help="List the cases that would run, and stop.")
-@click.option("--connections", type=click.IntRange(1, 10000), default=64, show_default=True,
+@click.option("--connections", type=int_range(limits.SERVE_CONNECTIONS), default=64, show_default=True,
               help="Connections wrk keeps busy at once.")
-@click.option("--seconds", type=Finite(1, 600), default=5, show_default=True, help="Timed load per round.")
-@click.option("--warmup", type=Finite(0, 60), default=1, show_default=True, help="Load before each timed period.")
-@click.option("--rounds", "round_count", type=click.IntRange(3, 100), default=5, show_default=True,
+@click.option("--seconds", type=finite(limits.SERVE_SECONDS), default=5, show_default=True,
+              help="Timed load per round.")
+@click.option("--warmup", type=finite(limits.SERVE_WARMUP), default=1, show_default=True,
+              help="Load before each timed period.")
+@click.option("--rounds", "round_count", type=int_range(limits.SERVE_ROUNDS), default=5, show_default=True,
               help="Rounds per case; each round runs every library once, in turn (the CI is across rounds).")
 @click.option("--server-cpus", metavar="N,N,…", help="CPUs for the server, one worker each (default: the first).")
 @click.option("--client-cpus", metavar="N,N,…", help="CPUs for wrk, one thread each (default: the others).")
-@click.option("--port", type=click.IntRange(1, 65535), help="Port on 127.0.0.1 (default: a free one per round).")
+@click.option("--port", type=int_range(limits.PORT), help="Port on 127.0.0.1 (default: a free one per round).")
 @click.option("--server-version", metavar="VERSION",
               help="The server's version, e.g. 1.22 (default: the newest Debian's suites carry).")
 @click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,

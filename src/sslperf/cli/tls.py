@@ -12,8 +12,9 @@ from sslperf.cli import legacy_tls
 from sslperf.cli import common
 from sslperf.cli import no_such_command
 from sslperf.cli.common import make_console
-from sslperf.cli.options import (Finite, depth_options, details_option, out_file_option, placement_options,
-                                 provider_options, run_options)
+from sslperf.cli.options import (depth_options, details_option, finite, int_range, out_file_option,
+                                 placement_options, provider_options, run_options)
+from sslperf.measure import limits
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -52,7 +53,7 @@ _output = [click.option("--json", "as_json", is_flag=True, help="Print the run a
            details_option,
            out_file_option("Also write the run as JSON here."),
            click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")]
-_rounds = click.option("--rounds", type=click.IntRange(1, 100), default=3, show_default=True,
+_rounds = click.option("--rounds", type=int_range(limits.ROUNDS), default=3, show_default=True,
                        help="Rounds, each with fresh processes, every library once per round in turn (A B, B A …).")
 _server_lib = click.option("--server-lib", help="Library of the loopback server (default: the same as the client), "
                                                 "so the client side of a version change is seen alone.")
@@ -92,7 +93,7 @@ def handshake(ctx, **options) -> None:
 
 @tls.command()
 @_listing(_libs)
-@click.option("--requests", type=click.IntRange(1, 10000), default=10, show_default=True,
+@click.option("--requests", type=int_range(limits.REQUESTS), default=10, show_default=True,
               help="GETs per library per round (3 rounds of 10: the 30 the curl regression report timed).")
 @_rounds
 @click.option("--client", "client_kind", type=click.Choice(["harness", "curl", "both"]), default="harness",
@@ -116,7 +117,7 @@ def loopback(ctx, **options) -> None:
 @_listing(_libs[2:])
 @click.option("--tcp", is_flag=True, help="Over a real loopback TCP connection, kernel TLS off and on, a fresh "
               "server and client per round.")
-@click.option("--rounds", type=click.IntRange(1, 100), help="With --tcp: rounds (default 3).")
+@click.option("--rounds", type=int_range(limits.ROUNDS), help="With --tcp: rounds (default 3).")
 @provider_options
 @placement_options
 @click.pass_context
@@ -143,7 +144,7 @@ def memory(ctx, **options) -> None:
 @_listing(_libs)
 @click.option("--threads", "thread_list", metavar="N,N,…", default="1,2", show_default=True,
               help="Thread counts (each count's rate and its scaling efficiency).")
-@click.option("--thread-seconds", type=Finite(0.1, 60), default=2.0, show_default=True,
+@click.option("--thread-seconds", type=finite(limits.THREAD_SECONDS), default=2.0, show_default=True,
               help="How long every thread count runs, per round.")
 @click.option("--thread-mode", type=click.Choice(("shared", "own", "libctx")), default="shared", show_default=True,
               help="shared: handshakes on one SSL_CTX pair shared by all threads; own: each thread its own "
@@ -161,14 +162,14 @@ def threads(ctx, **options) -> None:
 
 @tls.command()
 @_listing(_libs)
-@click.option("--requests", type=click.IntRange(1, 10000), default=10, show_default=True,
+@click.option("--requests", type=int_range(limits.REQUESTS), default=10, show_default=True,
               help="GETs per library per round.")
 @_rounds
 @click.option("--path", "net_path", metavar="SETTINGS", help="Over an emulated network path, e.g. "
               "rtt=50ms,jitter=2ms,loss=1% (sslperf's user-space UDP relay; results are compared only with the "
               "same path).")
 @click.option("--transfer", is_flag=True, help="Instead: bulk transfer on one QUIC stream beside TLS 1.3 over TCP.")
-@click.option("--time", "time_ms", type=Finite(1, 10000), default=250, show_default=True,
+@click.option("--time", "time_ms", type=finite(limits.TIME_MS), default=250, show_default=True,
               help="With --transfer: how long each round writes, in ms.")
 @click.option("--memory", "memory_", is_flag=True, help="Instead: bytes per QUIC connection beside TLS 1.3's.")
 @click.option("--connections", default="100,1000", show_default=True, help="With --memory: connections at once.")

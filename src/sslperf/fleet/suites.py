@@ -50,15 +50,16 @@ def shared_store(db: str) -> str:
     return db
 
 
-def send(client, store, db: str, request, types: dict[str, list[Machine]], timeout: float,
+def send(client, store, db: str, request, types: dict[str, list[Machine]], timeout: float, pin_there: bool,
          progress: Callable[[dict[str, Outcome]], None] = lambda outcomes: None) -> tuple[str, list[Outcome]]:
     """Run `request` (measure.request.Request) on one worker of each type in `types`; the fleet run's id and an
-    Outcome per type once every type has ended."""
+    Outcome per type once every type has ended. `pin_there`: each machine chooses the CPU its workers are pinned
+    to (the user named none), rather than the CPU chosen here."""
     verb = request.source.removeprefix("sslperf ").replace(" ", "-")
     fleet_run = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     # Runs started from now on (5 minutes of slack for machines whose clocks run behind this one).
     since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)).isoformat(timespec="seconds")
-    futures = {tag: client.submit(tasks.measure, request.to_json(), db, f"{fleet_run}:{tag}", timeout,
+    futures = {tag: client.submit(tasks.measure, request.to_json(), db, f"{fleet_run}:{tag}", timeout, pin_there,
                                   resources={f"{MACHINE}{tag}": 1}, pure=False, retries=0,
                                   key=f"sslperf-{verb}-{tag}-{fleet_run}")
                for tag in types}

@@ -84,12 +84,16 @@ def install_bundle(made: dict) -> list[str]:
         raise FleetError(f"{_where()} refused the bundle of {made['lib']}: {exc.message}", exc.hint) from None
 
 
-def measure(request_json: str, db: str, fleet_run: str, timeout: float) -> dict:
+def measure(request_json: str, db: str, fleet_run: str, timeout: float, pin_here: bool = True) -> dict:
     """Run the request (measure.request.Request as JSON) here into the store `db`, under this machine's CPU
-    mask if its type has one; its exit code and the tail of its output."""
+    mask if its type has one; its exit code and the tail of its output. `pin_here`: the workers are pinned to the
+    CPU this machine chooses (the client's choice is a CPU of the client's machine)."""
+    from sslperf.measure import pinning
     from sslperf.measure.request import Request
 
     request = Request.from_json(request_json)
+    if pin_here:
+        request.settings.cpu = pinning.choose(None)
     mask = os.environ.get(environment.MACHINE_MASK_VARIABLE)
     if mask:                    # a machine type made by a mask: every measurement here runs under it
         request.settings.mask = mask

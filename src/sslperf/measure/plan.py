@@ -7,15 +7,15 @@ command's request with these."""
 from __future__ import annotations
 
 from sslperf.errors import SslperfError
-from sslperf.measure import instructions, pinning
+from sslperf.measure import instructions, limits, pinning
 from sslperf.measure.settings import PROCESSES, Settings
 
 INSTRUCTIONS_BATCH_MS = 0.5       # native time of the first counted batch (the second is twice as long; under valgrind ~50× longer)
 INSTRUCTIONS_PROCESSES = 3        # one count per process; counts repeat, so few are needed
 THREAD_ROUNDS = 3                 # every thread count at least this many times, interleaved
 THREADS_LIMIT_MINUTES = 10        # a longer thread-scaling request is refused before it starts
-MAX_THREADS = 256
-MAX_CONNECTIONS = 100_000
+MAX_THREADS = int(limits.THREADS.high)
+MAX_CONNECTIONS = int(limits.CONNECTIONS.high)
 
 
 def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, processes: int | None,
@@ -33,13 +33,17 @@ def settings(time_ms: float, samples: int, cpu: int | None, no_pin: bool, proces
 
 
 def counts(text: str, option: str, most: int) -> list[int]:
-    """`1,2,4` → [1, 2, 4]; anything else is a one-paragraph error."""
+    """`1,2,4` → [1, 2, 4]; anything else is a one-paragraph error. At most limits.COUNTS of them: each count is
+    a measurement of its own, and a request is held to the same number."""
+    parts = text.split(",")
     try:
-        found = sorted({int(part) for part in text.split(",")})
+        found = sorted({int(part) for part in parts}) if len(parts) <= limits.COUNTS else []
     except ValueError:
         found = []
     if not found or found[0] < 1 or found[-1] > most:
-        raise SslperfError(f"`{text}` is not a list of counts between 1 and {most:,}, e.g. {option} 1,2,4.")
+        shown = text if len(text) <= 60 else f"{text[:40]}… ({len(text)} characters)"
+        raise SslperfError(f"`{shown}` is not a list of counts between 1 and {most:,} (at most {limits.COUNTS} of "
+                           f"them), e.g. {option} 1,2,4.")
     return found
 
 

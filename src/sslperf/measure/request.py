@@ -14,7 +14,6 @@ import json
 import typing
 from dataclasses import dataclass, field
 
-from sslperf.errors import SslperfError
 from sslperf.measure.settings import Settings
 
 
@@ -53,26 +52,17 @@ class Request:
                            "options": {name: dataclasses.asdict(o) for name, o in self.options.items()}})
 
     @staticmethod
-    def from_json(text: str) -> Request:
-        """A request sent as JSON; anything that is not one is a one-paragraph error."""
+    def from_json(text: str | bytes, origin: str = "the request") -> Request:
+        """A request sent as JSON, every field checked with the limits the verbs' options keep (measure.request_check);
+        anything else is a one-paragraph error naming `origin` (the file), the field and its value."""
+        from sslperf.measure import request_check
         from sslperf.measure.modes.registry import BY_NAME
 
-        try:
-            data = json.loads(text)
-            options = {}
-            for name, values in data.get("options", {}).items():
-                if name not in BY_NAME or BY_NAME[name].options is None:
-                    raise ValueError(f"no mode {name!r} takes options")
-                options[name] = _build(BY_NAME[name].options, values)
-            return Request(str(data["source"]), [str(n) for n in data["libs"]], [str(c) for c in data["cases"]],
-                           Settings.from_dict(data["settings"]), options, dict(data.get("labels") or {}),
-                           [str(p) for p in data.get("providers") or []],
-                           [str(m) for m in data.get("fips_modules") or []],
-                           [str(t) for t in data.get("tuning") or []])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise SslperfError(f"This is not a measurement request sslperf can run: {exc}.",
-                               hint="A request is what `sslperf fleet` sends; make it with the same sslperf "
-                                    "version on both sides.") from None
+        data = request_check.checked(text, origin)
+        options = {name: _build(BY_NAME[name].options, values) for name, values in (data.get("options") or {}).items()}
+        return Request(data["source"], data["libs"], data["cases"], Settings(**data["settings"]), options,
+                       data.get("labels") or {}, data.get("providers") or [], data.get("fips_modules") or [],
+                       data.get("tuning") or [])
 
 
 def _build(cls, values: dict):

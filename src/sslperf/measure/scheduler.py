@@ -28,7 +28,7 @@ from sslperf.measure import certificates, environment, hostlock, pinning
 from sslperf.measure.case_ids import Case
 from sslperf.measure.modes import base, registry
 from sslperf.measure.recording import new_run, recorded
-from sslperf.measure.settings import Settings
+from sslperf.measure.settings import RECORDED, Settings
 from sslperf.results import Measurement, Run
 from sslperf.stats import NOISY_CI
 from sslperf.verdict import waits
@@ -55,6 +55,7 @@ def measure(libs: list[Lib], cases: list[Case], settings: Settings, store, sourc
     `labels`: what the run's settings record beside the scheduler's own; `on_build` and `build_progress` show what a
     mode builds before its first round (a curl, a server); `tuning`: the verb's options for longer or more samples,
     the only ones a warning names."""
+    _refuse_labels(labels or {})
     by_mode = registry.split(cases, settings.counter)
     waiting = (lambda: progress("waiting for another measurement on this host (a fleet serves it)", 0, 0)) \
         if progress else (lambda: None)
@@ -65,7 +66,8 @@ def measure(libs: list[Lib], cases: list[Case], settings: Settings, store, sourc
 
 def _measure(libs, cases, by_mode, settings, store, source, labels, options, progress, cert_dir, on_build,
              build_progress, tuning) -> Run:
-    run = new_run(libs, {**settings.as_dict(), **(labels or {}), "modes": sorted(mode.name for mode in by_mode)},
+    # The labels first: what the scheduler records is never replaced by one (see _refuse_labels).
+    run = new_run(libs, {**(labels or {}), **settings.as_dict(), "modes": sorted(mode.name for mode in by_mode)},
                   settings.mask)
     with certificates.for_cases(libs, cases, cert_dir) as made:
         ctx = base.Context(libs, settings, options or {}, run, made, certificates.env(made), on_build, build_progress)
@@ -97,6 +99,19 @@ def _measure(libs, cases, by_mode, settings, store, source, labels, options, pro
     if progress:
         progress("done", 1, 1)
     return run
+
+
+def _refuse_labels(labels: dict) -> None:
+    """A label named like a setting the run records (settings.RECORDED) is refused before anything runs: the
+    settings a run shows (`runs show`, exports, reports) are always the ones it was measured with."""
+    from sslperf.errors import SslperfError
+    from sslperf.importers._common import shorten, visible
+
+    clash = sorted(str(key) for key in labels if key in RECORDED)
+    if clash:
+        raise SslperfError(f"The label `{shorten(visible(clash[0]), 60)}` is named like a setting the run records "
+                           "itself; a label cannot replace it. Nothing was measured.",
+                           hint=f"Name labels apart from the settings ({', '.join(sorted(RECORDED))}).")
 
 
 def _open(by_mode: dict[base.Mode, list[Case]], ctx: base.Context) -> dict[base.Mode, base.Session]:

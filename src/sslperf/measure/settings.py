@@ -30,3 +30,9 @@ class Settings:
     @staticmethod
     def from_dict(data: dict) -> Settings:
         return Settings(**{k: v for k, v in data.items() if k in Settings.__dataclass_fields__})
+
+
+# What a run's settings record beside its labels: these fields, the modes that measured it, and what the modes add
+# as they run (thread contention, GETs per round, the loopback server, serve-load's plan). A label of one of these
+# names would replace what the run was measured with, so the scheduler refuses it (scheduler.measure).
+RECORDED = frozenset(Settings.__dataclass_fields__) | {"modes", "contention", "requests", "server_lib", "serve"}

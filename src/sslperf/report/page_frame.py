@@ -47,9 +47,25 @@ PAGES = (("report.html", "this run"), ("history.html", "history"), ("hosts.html"
 
 
 def _script(text: str) -> str:
-    """Text safe inside <script>: no `</script` can end the element early (in
-    JSON and in JavaScript strings `<\\/` reads as `</`)."""
+    """Our own script (dashboard.js) safe inside <script>: no `</script` can end the element early (in
+    JavaScript strings `<\\/` reads as `</`). Data never goes through here: see script_json."""
     return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE)
+
+
+# What the page's HTML parser could read inside a <script> element (`</script` ends it, `<!--` followed by
+# `<script` keeps it open past its end, so nothing after it runs), and the two line separators older
+# JavaScript parsers end a string at (json.dumps escapes those already, while its ensure_ascii holds): each
+# as its JSON escape, which JSON.parse reads back as the character.
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCRIPT_UNSAFE_RE = re.compile("[<>&\u2028\u2029]")
+
+
+def script_json(data) -> str:
+    """`data` as JSON to embed in a page's <script> block: the one way every page embeds data. Whatever text
+    it holds (a library's name, a note, a label) reads back exactly with JSON.parse, and none of it can close
+    or comment out the element."""
+    text = json.dumps(data, allow_nan=False, default=str)
+    return _SCRIPT_UNSAFE_RE.sub(lambda found: _SCRIPT_UNSAFE[found.group()], text)
 
 
 @functools.cache
@@ -110,7 +126,7 @@ def render(title: str, intro: str, body: str, data: dict, summary: str = "") -> 
     app = resources.files("sslperf.report").joinpath("dashboard.js").read_text()
     plotly = plotly_file()
     data = {**data, "palette": palette.for_page(), "plotly_file": plotly}
-    payload = _script(json.dumps(data, allow_nan=False, default=str))
+    payload = script_json(data)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <meta name="generator" content="sslperf">

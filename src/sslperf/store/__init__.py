@@ -20,6 +20,12 @@ how long to wait for a lock (connect); which run an id or `latest` names
   "interrupted" or "crashed" from `finish` (Run.state, which
   `measure.recording.recorded` sets). A killed run stays "running". Runs
   stored before states were recorded read as "complete" or "incomplete".
+  `begin` also records the run's owner (store.owner), so a run still being
+  measured is never deleted (`to_delete`).
+* `holds` says whether the store has every row of a run this Store saved
+  or finished: what "stored as run …" is printed by.
+* A SQLite file this user cannot write is read as it is (connect.read_only_file):
+  no table is created or migrated, and a write is refused in one paragraph.
 """
 
 from __future__ import annotations
@@ -33,12 +39,12 @@ import sqlalchemy as sa
 
 from sslperf.errors import SslperfError
 from sslperf.results import Measurement, RecordedMeasurement, Run
-from sslperf.store import latest
-from sslperf.store.connect import default_url, driver_error, lock_timeout, open_engine, store_url
+from sslperf.store import latest, owner
+from sslperf.store.connect import default_url, driver_error, lock_timeout, open_engine, read_only_file, store_url
 from sslperf.store.errors import ErrorTranslator, StoreError, safe_url
 from sslperf.store.rows import (end_values, final_state, floor_row, lib_row, measurement_row,
                                 recorded_measurement, run_from_rows, run_row, run_state, stored_text)
-from sslperf.store.schema import STATES, ensure_schema, measurements, noise_floors, run_libs, runs
+from sslperf.store.schema import STATES, ensure_schema, measurements, noise_floors, readable_schema, run_libs, runs
 
 __all__ = ["Store", "StoreError", "STATES", "default_url"]
 
@@ -63,20 +69,45 @@ class Store:
         self.url = store_url(url)
         self.timeout = lock_timeout(timeout)
         self._live: dict[str, _Live] = {}
-        self.engine = open_engine(self.url, self.timeout)
+        self._held: set[str] = set()             # runs whose every row this Store committed (`holds`)
+        self._lost: dict[str, str] = {}          # why a run's last write failed (`lost`)
+        self.read_only = read_only_file(self.url)      # the SQLite file's path when it cannot be written
+        self.engine = open_engine(self.url, self.timeout, read_only=self.read_only is not None)
         self.backend = self.engine.url.get_backend_name()
         self._errors = ErrorTranslator(self.url, self.backend, self.timeout, driver_error(self.engine))
         with self._errors.guard(None):
-            ensure_schema(self.engine)
+            if self.read_only is None:
+                ensure_schema(self.engine)
+            elif not readable_schema(self.engine):
+                raise StoreError(f"Cannot open the results store {self.shown_url()}: the SQLite file "
+                                 f"{self.read_only} is read-only for this user and holds no sslperf runs table "
+                                 "(it is empty, or another program's).",
+                                 "Point --db (or SSLPERF_DB) at an sslperf store, or make the file and its directory "
+                                 "writable so that sslperf can make its tables there.", "schema")
 
     def shown_url(self) -> str:
         """The store's URL as it may be shown (no password)."""
         return safe_url(self.url)
 
 
+    def holds(self, run_id: str) -> bool:
+        """Whether the store has every row of run `run_id`: this Store saved it, or began and finished it, and the
+        last write went through. Only then does a verb say the run is stored."""
+        return run_id in self._held
+
+    def lost(self, run_id: str) -> str | None:
+        """Why the store does not hold all of run `run_id`: the error its last write (`finish`, `save`) ended
+        in; None if none failed."""
+        return None if run_id in self._held else self._lost.get(run_id)
+
     @contextmanager
     def _write(self, what: str) -> Iterator[sa.Connection]:
         """One transaction; any database error in it (the commit included) as a StoreError."""
+        if self.read_only is not None:           # said before SQLite's "attempt to write a readonly database"
+            raise StoreError(f"Could not {what} in the results store {self.shown_url()}: the SQLite file "
+                             f"{self.read_only} (or its directory) is read-only for this user; it can be read, "
+                             "not written.", "Write to a store you can write (--db sqlite:///other.db), or make the "
+                             "file and its directory writable.", "cannot-open")
         with self._errors.guard(what):
             with self.engine.begin() as conn:
                 yield conn
@@ -93,7 +124,7 @@ class Store:
         """Record a run that is starting (state "running", incomplete until `finish`)."""
         with self._write(f"record the start of run {run.id}") as conn:
             conn.execute(runs.insert().values(**run_row(run, source, "running", finished=None, complete=False,
-                                                        warnings=[])))
+                                                        warnings=[], owner=owner.mark())))
             for position, lib in enumerate(run.libs):
                 conn.execute(run_libs.insert().values(**lib_row(run.id, position, lib)))
         self._live[run.id] = _Live()
@@ -129,6 +160,13 @@ class Store:
         """Record the end of a run: its state (Run.state, else "complete" or
         "interrupted" from Run.complete), `finished` (now if the run has no
         time), warnings, and every result the store refused while it ran."""
+        try:
+            self._finish(run)
+        except StoreError as exc:
+            self._lost[run.id] = exc.message
+            raise
+
+    def _finish(self, run: Run) -> None:
         live = self._live.pop(run.id, None)
         pending = list(live.pending.values()) if live else []
         end = end_values(run)
@@ -136,8 +174,7 @@ class Store:
             with self._write(f"record the end of run {run.id}") as conn:
                 for m in pending:
                     _insert_measurement(conn, run.id, m, replace=True)
-                conn.execute(runs.update().where(runs.c.id == run.id).values(**end))
-            return
+                ended = conn.execute(runs.update().where(runs.c.id == run.id).values(**end)).rowcount
         except StoreError as exc:
             if not pending or exc.transient:
                 lost = (f" {_results(len(pending))} not in the store, and the stored run stays marked "
@@ -145,6 +182,8 @@ class Store:
                         " The store has every result of this run, but the run stays marked running there.")
                 raise StoreError(exc.message + lost, exc.hint, exc.cause) from exc
             failure = exc
+        else:
+            return self._ended(run.id, ended)
         # A value this store cannot hold: store what it can, result by result, then the run's end.
         refused = []
         for m in pending:
@@ -155,14 +194,23 @@ class Store:
                 refused.append(f"{m.case} on {m.lib}")
         if not refused:                           # they went in this time: only the end is left
             with self._write(f"record the end of run {run.id}") as conn:
-                conn.execute(runs.update().where(runs.c.id == run.id).values(**end))
-            return
+                ended = conn.execute(runs.update().where(runs.c.id == run.id).values(**end)).rowcount
+            return self._ended(run.id, ended)
         note = (f"{_results(len(refused))} not in the store ({', '.join(refused[:5])}"
                 f"{' …' if len(refused) > 5 else ''}): {failure.message}")
         with self._write(f"record the end of run {run.id}") as conn:
             conn.execute(runs.update().where(runs.c.id == run.id).values(
                 **{**end, "complete": False, "warnings": [*run.warnings, note]}))
         raise StoreError(note, failure.hint, failure.cause)
+
+    def _ended(self, run_id: str, updated: int) -> None:
+        """After the end of a run was written (`updated`: the rows it changed): the store holds the run, unless
+        its row had gone (deleted while it was measured)."""
+        if updated != 1:
+            raise StoreError(f"Could not record the end of run {run_id} in the results store {self.shown_url()}: "
+                             "the run is no longer there (it was deleted while it was measured).",
+                             "Measure it again to keep it in the store.")
+        self._held.add(run_id)
 
     def abandon(self, run_id: str, warning: str) -> bool:
         """Mark a run whose measuring process is gone (still "running": killed,
@@ -182,11 +230,18 @@ class Store:
     def save(self, run: Run, source: str) -> None:
         """A whole run (an import) in one transaction: all of it or nothing."""
         what = f"import run {run.id}" + (f" ({run.settings['file']})" if run.settings.get("file") else "")
-        with self._write(what) as conn:
-            conn.execute(runs.insert().values(**run_row(run, source, final_state(run), finished=run.finished,
-                                                        complete=run.complete, warnings=run.warnings)))
-            _insert_many(conn, run_libs, [lib_row(run.id, position, lib) for position, lib in enumerate(run.libs)])
-            _insert_many(conn, measurements, [{"run_id": run.id, **measurement_row(m)} for m in run.measurements])
+        try:
+            with self._write(what) as conn:
+                conn.execute(runs.insert().values(**run_row(run, source, final_state(run), finished=run.finished,
+                                                            complete=run.complete, warnings=run.warnings)))
+                _insert_many(conn, run_libs, [lib_row(run.id, position, lib)
+                                              for position, lib in enumerate(run.libs)])
+                _insert_many(conn, measurements, [{"run_id": run.id, **measurement_row(m)}
+                                                  for m in run.measurements])
+        except StoreError as exc:
+            self._lost[run.id] = exc.message
+            raise
+        self._held.add(run.id)
 
     def delete(self, run_id: str) -> None:
         full = self.resolve(run_id)
@@ -244,13 +299,20 @@ class Store:
                 known = latest.run_ids(conn)
         raise latest.not_one_run(run_id, found, self.shown_url(), known)
 
-    def to_delete(self, run_ids: tuple[str, ...]) -> list[str]:
+    def to_delete(self, run_ids: tuple[str, ...], force: bool = False) -> list[str]:
         """The full ids `run_ids` name for deleting, each checked before any is
         deleted (latest.deletable: a full id, or a unique prefix with at least
-        the date and time; never `latest`)."""
-        chosen = [latest.deletable(run_id, self.matching_runs(run_id) if run_id.strip() else [])
-                  for run_id in run_ids]
-        return list(dict.fromkeys(chosen))
+        the date and time; never `latest`), and none still being measured
+        (owner.refusal; `force`: one marked running on another machine is gone)."""
+        chosen = list(dict.fromkeys(latest.deletable(run_id, self.matching_runs(run_id) if run_id.strip() else [])
+                                    for run_id in run_ids))
+        with self._read("look up runs") as conn:
+            running = conn.execute(sa.select(runs.c.id, runs.c.owner).where(
+                runs.c.id.in_(chosen) & (runs.c.state == "running"))).all()
+        for run_id, recorded in running:
+            if (refused := owner.refusal(run_id, recorded, force)) is not None:
+                raise refused
+        return chosen
 
     def newest_run(self, lib_name: str | None = None) -> dict | None:
         """The newest run of any kind (with `lib_name`, if given): id, source, state, started."""

@@ -22,7 +22,8 @@ URL_HINT = ("Give --db (or SSLPERF_DB) as sqlite:///path/to/file.db or postgresq
 
 class StoreError(SslperfError):
     """A database error, explained. `cause` is one of "locked", "unavailable"
-    (server down or unreachable), "cannot-open", "value" (out of range or not
+    (server down or unreachable), "cannot-open", "damaged" (a SQLite file
+    that is not one, or is truncated or corrupt), "value" (out of range or not
     storable), "duplicate", "schema" or "other"."""
 
     def __init__(self, message: str, hint: str | None = None, cause: str = "other"):
@@ -88,6 +89,11 @@ class ErrorTranslator:
                               f"({text}).",
                               "Another sslperf or a database session holds it; wait for it and try again. "
                               "SSLPERF_DB_TIMEOUT sets how many seconds to wait.", cause)
+        if cause == "damaged":               # a file, never a server: no advice about servers
+            database = sa.engine.make_url(self.url).database if self.backend == "sqlite" else None
+            return StoreError(f"{lead}: {f'the SQLite file {database}' if database else 'the database'} is not a "
+                              f"SQLite database or is damaged ({text}).",
+                              "Restore it from a backup, or point --db (or SSLPERF_DB) elsewhere.", cause)
         if cause in _EXPLANATIONS:
             detail, hint = _EXPLANATIONS[cause]
             return StoreError(f"{lead}: {detail.format(text=text)}.", hint, cause)
@@ -112,9 +118,11 @@ def classify(exc: BaseException) -> tuple[str, str]:
         return "value", text
     if code == "23505" or "unique" in low or "duplicate key" in low:
         return "duplicate", text
+    if not code and any(s in low for s in ("not a database", "malformed", "database corrupt")):   # SQLite's words
+        return "damaged", text
     if code.startswith("28") or code in ("3D000", "42501") or any(
             s in low for s in ("unable to open database", "readonly database", "permission denied",
-                               "not a database", "authentication failed",
+                               "authentication failed",
                                "database or disk is full", "disk i/o error")) \
             or (not code.startswith("42") and "does not exist" in low):
         return "cannot-open", text

@@ -35,6 +35,7 @@ runs = sa.Table(
     sa.Column("environment", sa.JSON, nullable=False),
     sa.Column("warnings", sa.JSON, nullable=False),
     sa.Column("state", sa.String(16)),                  # STATES; NULL in runs stored before states
+    sa.Column("owner", sa.JSON),                        # the process measuring it (store.owner); NULL in older runs
 )
 
 run_libs = sa.Table(
@@ -116,6 +117,40 @@ def ensure_schema(engine: sa.Engine) -> None:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
         _create(conn)
         conn.commit()
+
+
+def readable_schema(engine: sa.Engine) -> bool:
+    """Make a store this user cannot write readable as it is, creating and migrating nothing; False when it has
+    no `runs` table (not a store sslperf made). What an older store lacks (only nullable columns and whole tables
+    are ever added) reads as NULL, or as an empty table: on each connection a TEMP view of the table's name, which
+    SQLite looks up in the connection's own temp schema before the file's."""
+    with engine.connect() as conn:
+        inspector = sa.inspect(conn)
+        tables = set(inspector.get_table_names())
+        if runs.name not in tables:
+            return False
+        missing = {table: [c.name for c in table.columns if table.name not in tables or c.name not in
+                           {have["name"] for have in inspector.get_columns(table.name)}]
+                   for table in metadata.sorted_tables}
+    views = [_view(table, columns, table.name in tables) for table, columns in missing.items() if columns]
+    if views and engine.url.get_backend_name() == "sqlite":
+        sa.event.listen(engine, "connect", _creating(views))
+        engine.dispose()                   # the connection that looked was made without them
+    return True
+
+
+def _creating(views: list[str]):
+    def create(dbapi_connection, _record) -> None:
+        for view in views:
+            dbapi_connection.execute(view)
+    return create
+
+
+def _view(table: sa.Table, columns: list[str], exists: bool) -> str:
+    """A TEMP view named as `table`: its rows with the `columns` it lacks as NULL, or (not `exists`) no rows."""
+    added = ", ".join(f'NULL AS "{column}"' for column in columns)
+    rows = f'*, {added} FROM main."{table.name}"' if exists else f"{added} WHERE 0"
+    return f'CREATE TEMP VIEW IF NOT EXISTS "{table.name}" AS SELECT {rows}'
 
 
 def _create(conn) -> None:
