@@ -261,7 +261,7 @@ def test_an_unreadable_password_file_is_one_paragraph(tmp_path):
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
 
 
-def test_a_workers_measuring_child_gets_the_store_in_its_environment_not_its_command_line(monkeypatch):
+def test_a_workers_measuring_child_gets_the_store_in_its_environment_and_a_cpu_of_its_machine(monkeypatch):
     """/proc/PID/cmdline is readable by every user of the machine; /proc/PID/environ by this one only."""
     from sslperf.fleet import tasks
     from sslperf.measure.request import Request
@@ -273,13 +273,80 @@ def test_a_workers_measuring_child_gets_the_store_in_its_environment_not_its_com
         returncode = 0
 
         def __init__(self, argv, env, **kwargs):
-            seen.update(argv=argv, env=env)
+            seen.update(argv=argv, env=env, request=Path(argv[-1]).read_text())
 
         def communicate(self, timeout=None):
             return "", None
 
     monkeypatch.setattr(tasks.subprocess, "Popen", Child)
-    request = Request("sslperf speed", ["system"], ["digest/sha256/64"], Settings(10, 3, cpu=None))
+    # The client pinned to a CPU of its own machine that this one lacks: the machine chooses its own.
+    request = Request("sslperf speed", ["system"], ["digest/sha256/64"], Settings(10, 3, cpu=4095))
     db = "postgresql+psycopg://sslperf:s3cret@db.example/sslperf"
     assert tasks.measure(request.to_json(), db, "fleet-1:lab-a", 60)["returncode"] == 0
     assert not any("s3cret" in part for part in seen["argv"]) and seen["env"]["SSLPERF_DB"] == db
+    from sslperf.measure import pinning
+
+    assert Request.from_json(seen["request"]).settings.cpu == pinning.choose(None)
+
+
+def test_a_worker_on_plain_tcp_listens_off_loopback_only_when_insisted_on(tmp_path):
+    result = run_cli("fleet", "worker", "--scheduler", "tcp://127.0.0.1:9", "--insecure", "--tag", "lab-a",
+                     "--host", "10.255.255.1", env={"SSLPERF_CONFIG_DIR": str(tmp_path)})
+    assert result.returncode == 2 and "--insecure --insecure" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("host", ["", "::1"])
+def test_a_scheduler_needs_an_address_it_can_listen_on_as_given(tmp_path, host):
+    result = run_cli("fleet", "scheduler", "--host", host, "--port", str(free_port()),
+                     env={"SSLPERF_CONFIG_DIR": str(tmp_path)})
+    assert result.returncode == 2 and "--host" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().count("\n") == 0
+
+
+def _bundle(path: Path, files: dict[str, bytes]) -> Path:
+    import io
+
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_bundle_must_check_out_and_never_lands_where_the_ca_key_is(tmp_path):
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    credentials.make([], ours)
+    credentials.make([], theirs)
+    ca, cert, key = ((ours / n).read_bytes() for n in ("ca.pem", "worker.pem", "worker-key.pem"))
+    cases = {"no key": {"ca.pem": ca, "worker.pem": cert},
+             "another fleet's certificate": {"ca.pem": ca, "worker.pem": (theirs / "worker.pem").read_bytes(),
+                                             "worker-key.pem": (theirs / "worker-key.pem").read_bytes()},
+             "another certificate's key": {"ca.pem": ca, "worker.pem": cert,
+                                           "worker-key.pem": (ours / "client-key.pem").read_bytes()}}
+    for name, files in cases.items():
+        with pytest.raises(SslperfError):
+            credentials.install(_bundle(tmp_path / f"{name}.tgz", files), tmp_path / "here")
+        assert not (tmp_path / "here" / "worker.pem").exists(), name
+    good = _bundle(tmp_path / "good.tgz", {"ca.pem": ca, "worker.pem": cert, "worker-key.pem": key})
+    assert credentials.install(good, tmp_path / "here")[0] == "worker"
+    with pytest.raises(SslperfError, match="holds the CA's key"):
+        credentials.install(good, theirs)
+    assert (theirs / "ca.pem").read_bytes() != ca
+
+
+def test_an_export_never_replaces_a_file_unasked_nor_follows_a_link(tmp_path):
+    made = tmp_path / "made"
+    credentials.make([], made)
+    out = tmp_path / "w.tgz"
+    out.write_text("mine")
+    with pytest.raises(SslperfError, match="exists"):
+        credentials.export("worker", out, made)
+    assert out.read_text() == "mine"
+    credentials.export("worker", out, made, force=True)
+    link = tmp_path / "link.tgz"
+    link.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(SslperfError, match="exists"):
+        credentials.export("worker", link, made, force=True)
+    assert not (tmp_path / "elsewhere").exists()

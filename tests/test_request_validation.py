@@ -59,7 +59,7 @@ HOSTILE = [
     ("Infinity", raw("settings.target_ms", "-Infinity"), "Infinity"),
     ("negative target", changed("settings.target_ms", -1), "settings.target_ms"),
     ("absurd target", changed("settings.target_ms", 1e300), "settings.target_ms"),
-    ("negative rounds", changed("settings.processes", -3), "settings.processes"),
+    ("negative processes", changed("settings.processes", -3), "settings.processes"),
     ("10**9 samples", changed("settings.samples", 10**9), "settings.samples"),
     ("a 5000-digit number", raw("settings.samples", "9" * 5000), "settings.samples"),
     ("1e999", raw("settings.target_ms", "1e999"), "settings.target_ms"),
@@ -256,3 +256,9 @@ def test_control_characters_from_a_request_are_stored_escaped(sslperf_dirs, tmp_
     assert run["settings"]["suite"] == "mine\\x1b]0;pwned\\x07\\u2028"
     assert run["settings"]["samples"] == 3 and run["settings"]["processes"] == 1
     assert run["measurements"][0]["status"] == "ok" and len(run["measurements"][0]["wall_ns"]) == 3
+
+
+def test_a_bidirectional_override_is_stored_escaped_like_a_control_character():
+    from sslperf.importers._common import visible
+
+    assert visible("openssl\u202e3.0\u2066") == "openssl\\u202e3.0\\u2066" and visible("a\tb") == "a\tb"

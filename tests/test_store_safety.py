@@ -220,3 +220,36 @@ def test_a_damaged_sqlite_file_is_named_as_such(sslperf_dirs, tmp_path):
             said = one_paragraph_error(result)
             assert f"the SQLite file {path} is not a SQLite database or is damaged" in said, (what, said)
             assert "Restore it from a backup, or point --db" in said and "server" not in said, (what, said)
+
+
+def test_an_owner_of_the_same_name_on_a_clone_or_in_a_container_is_elsewhere():
+    """A cloned machine keeps the host name (its machine id differs); a container on this kernel has its own
+    process ids (its pid namespace differs): neither's process can be checked from here, so neither is 'gone'."""
+    from sslperf.store import owner
+
+    mine = owner.mark()
+    assert owner.status(mine) == owner.ALIVE
+    for key in ("machine", "pidns"):
+        if mine[key] is None:
+            continue
+        other = {**mine, key: "another " + key, "pid": 2 ** 22 + 7, "boot": "another boot"}
+        assert owner.status(other) == owner.ELSEWHERE, key
+    assert owner.status({**mine, "pid": 2 ** 22 + 7}) == owner.GONE
+
+
+def test_an_interrupted_run_the_store_could_not_finish_is_not_said_to_be_kept():
+    from sslperf.measure.recording import interrupted_run, recorded
+    from sslperf.results import Run
+
+    class Refusing:
+        def begin(self, run, source=None):
+            pass
+
+        def finish(self, run):
+            raise SslperfError("the server went away")
+
+    run = Run.new({}, {})
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        with recorded(run, Refusing(), "test"):
+            raise KeyboardInterrupt
+    assert interrupted_run(stopped.value) == (run, False)

@@ -71,8 +71,8 @@ def fleet() -> None:
 @click.option("--http-port", type=click.IntRange(0, 65535), default=8787, show_default=True,
               help="Dask's HTTP server (answers /health only), on the same address; 0: any free port.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
-              help="Another name or address the workers use for this machine, put in the scheduler's certificate "
-                   "when it is made (repeatable).")
+              help="Another name or address of this machine, written into the certificates when they are made "
+                   "(repeatable; for people reading them: peers check the fleet's CA, not names).")
 @click.option("--insecure", count=True, help=INSECURE_HELP)
 def scheduler(host, port, http_port, names, insecure) -> None:
     """Run the fleet's scheduler here until stopped (Ctrl-C).
@@ -97,9 +97,11 @@ def scheduler(host, port, http_port, names, insecure) -> None:
 @click.option("--install", "bundle", type=click.Path(dir_okay=False, path_type=Path),
               help="Install a bundle made by --export on the scheduler's machine.")
 @click.option("--renew", is_flag=True, help="Make new credentials, replacing these (every machine needs a new bundle).")
+@click.option("--force", is_flag=True, help="With --export: replace an existing file.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
-              help="A name or address of the scheduler's machine for its certificate (repeatable).")
-def credentials(export, bundle, renew, names) -> None:
+              help="A name or address of the scheduler's machine, written into the certificates (repeatable; for "
+                   "people reading them: peers check the fleet's CA, not names).")
+def credentials(export, bundle, renew, force, names) -> None:
     """The fleet's credentials: its own CA and a certificate per role.
 
     \b
@@ -116,7 +118,7 @@ def credentials(export, bundle, renew, names) -> None:
         if role not in made.ROLES:
             raise click.BadParameter(f"{role!r} is not a role; use one of {', '.join(made.ROLES)}.",
                                      param_hint="--export")
-        path = made.export(role, Path(out))
+        path = made.export(role, Path(out), force=force)
         console.print(f"wrote {escape(str(path))} (0600): copy it to the machine and run "
                       f"`sslperf fleet credentials --install {escape(Path(out).name)}` there, then delete it")
         return

@@ -28,7 +28,10 @@ ENVIRONMENT = {
     "SSLPERF_DB": "The results store, as --db takes it: sqlite:///PATH or postgresql://USER@HOST/DB.",
     "SSLPERF_DB_TIMEOUT": "Seconds to wait for the store's lock (default 60).",
     "SSLPERF_HOST": "The machine's name in the store (default: the hostname); fleet workers default to their tag.",
-    "SSLPERF_SCHEDULER": "The Dask scheduler of sslperf fleet, as --scheduler takes it.",
+    "SSLPERF_SCHEDULER": "The fleet's scheduler, as --scheduler takes it (tls://HOST:8786).",
+    "SSLPERF_CONFIG_DIR": "Where the fleet's credentials are kept, in fleet/ (default: the user's config directory, "
+                          "~/.config/sslperf).",
+    "SSLPERF_DB_PASSWORD_FILE": "A file holding the password of a PostgreSQL store whose URL has none.",
     "SSLPERF_CCACHE": "0 builds without ccache (default: ccache when it is installed).",
     "SSLPERF_CCACHE_DIR": "ccache's store for library builds (default: ccache/ in the cache directory).",
     "SSLPERF_INSTRUCTION_COUNTER": "The counter of --metric instructions: auto (the CPU's own where the harness can "

@@ -119,6 +119,10 @@ def serve(scheduler, tag: str, cpu_mask: str | None, builds: int, name: str | No
     check_tag(tag)
     security = scheduler.security("worker")
     bind = host or scheduler.reaching()
+    if not scheduler.tls:       # a worker runs what it is sent: plain TCP off loopback only when insisted on
+        from sslperf.fleet.endpoint import check_insecure
+
+        check_insecure("tcp", bind, scheduler.insecure, "listen")
     if cpu_mask:
         environment.mask_env(cpu_mask)          # refuses an unknown mask or a CPU without masks, now
         os.environ[environment.MACHINE_MASK_VARIABLE] = cpu_mask

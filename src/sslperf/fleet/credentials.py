@@ -104,10 +104,13 @@ def security(role: str, where: Path | None = None):
                               f"tls_{role}_key": str(key_file(role, where))})
 
 
-def export(role: str, out: Path, where: Path | None = None) -> Path:
+def export(role: str, out: Path, where: Path | None = None, force: bool = False) -> Path:
     """A bundle (tar.gz, 0600) of what `role` needs on another machine: the CA's certificate, the role's certificate
-    and key; never the CA's key."""
+    and key; never the CA's key. An existing `out` is replaced only with `force`, a link never."""
     where = where or directory()
+    if out.is_symlink() or (out.exists() and not force):
+        raise FleetError(f"{out} exists; a bundle holds a private key and is never written over another file "
+                         "unasked.", hint="Choose a new file name, or add --force to replace a regular file.")
     if not present(role, where):
         raise FleetError(f"There are no fleet credentials for the {role} role in {where} to export.",
                          hint="Make them first with `sslperf fleet credentials` on the scheduler's machine.")
@@ -138,11 +141,38 @@ def install(bundle: Path, where: Path | None = None) -> tuple[str, list[Path]]:
                          hint="Make one on the scheduler's machine with `sslperf fleet credentials --export ROLE FILE`"
                               " and copy it here unchanged.") from None
     roles = {wanted[name] for name in files if wanted[name]}
-    if CA_CERT not in files or len(roles) != 1 or not all(n in files for n in (f"{r}.pem" for r in roles)):
+    if CA_CERT not in files or len(roles) != 1 or len(files) != 3:
         raise FleetError(f"{bundle} does not hold a CA certificate and one role's certificate and key.",
                          hint="Export it again with `sslperf fleet credentials --export ROLE FILE`.")
+    role = next(iter(roles))
+    _check_bundle(bundle, files[CA_CERT], files[f"{role}.pem"], files[f"{role}-key.pem"])
+    if (where / CA_KEY).exists():
+        raise FleetError(f"This machine made the fleet's credentials ({where} holds the CA's key); a bundle installed "
+                         "here would replace the certificates they made.",
+                         hint="Install bundles on the other machines; this one already holds every role.")
     _private_dir(where)
-    return roles.pop(), [_write(where / name, data) for name, data in sorted(files.items())]
+    return role, [_write(where / name, data) for name, data in sorted(files.items())]
+
+
+def _check_bundle(bundle: Path, ca_pem: bytes, cert_pem: bytes, key_pem: bytes) -> None:
+    """The role's certificate signed by the bundle's CA, and its key the certificate's."""
+    from cryptography import x509
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        ca, cert = x509.load_pem_x509_certificate(ca_pem), x509.load_pem_x509_certificate(cert_pem)
+        key = serialization.load_pem_private_key(key_pem, password=None)
+        cert.verify_directly_issued_by(ca)
+        matches = key.public_key().public_bytes(serialization.Encoding.DER,
+                                                serialization.PublicFormat.SubjectPublicKeyInfo) == \
+            cert.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    except (ValueError, TypeError, InvalidSignature) as exc:
+        raise FleetError(f"{bundle} holds certificates that do not check out ({exc}).",
+                         hint="Export it again on the scheduler's machine and copy it unchanged.") from None
+    if not matches:
+        raise FleetError(f"{bundle}: the key is not the certificate's.",
+                         hint="Export it again on the scheduler's machine and copy it unchanged.")
 
 
 def _names(hosts: list[str]) -> list:
@@ -172,7 +202,7 @@ def _private_dir(where: Path) -> None:
 def _write(path: Path, data: bytes) -> Path:
     """`data` into `path`, readable by its owner only from the first byte (O_CREAT with 0600, then chmod for a file
     that existed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as out:
         os.fchmod(out.fileno(), 0o600)
         out.write(data)

@@ -21,6 +21,7 @@ class Endpoint:
     address: str
     host: str
     port: int
+    insecure: int = 0       # --insecure given this many times (what a worker's own listener may do too)
 
     @property
     def tls(self) -> bool:
@@ -63,7 +64,7 @@ def parse(address: str, insecure: int = 0) -> Endpoint:
                               "prints it.")
     check_insecure(parts.scheme, host, insecure, "reach a scheduler")
     shown = f"[{host}]" if ":" in host else host
-    return Endpoint(f"{parts.scheme}://{shown}:{port}", host, port)
+    return Endpoint(f"{parts.scheme}://{shown}:{port}", host, port, insecure)
 
 
 def check_insecure(scheme: str, host: str, insecure: int, doing: str) -> None:

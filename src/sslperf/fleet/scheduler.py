@@ -21,6 +21,11 @@ def serve(host: str, port: int, http_port: int, insecure: int, hosts: list[str],
     """Run the scheduler until it is stopped; `started(address, credential files made now)` once it listens.
     `hosts`: further names the scheduler's certificate carries when it is made now."""
     distributed = dask()
+    if not host.strip() or ":" in host:
+        # "" would be every interface unasked; an IPv6 literal cannot be written into Dask's HTTP address.
+        raise FleetError(f"`{host}` is not an address `sslperf fleet scheduler` can listen on.",
+                         hint="Give an IPv4 address of this machine or a host name with --host (0.0.0.0 for every "
+                              "interface).")
     check_insecure("tcp" if insecure else "tls", host, insecure, "listen")
     made = []
     if not insecure:
@@ -35,13 +40,14 @@ def serve(host: str, port: int, http_port: int, insecure: int, hosts: list[str],
         import dask.config
 
         with dask.config.set(HEALTH_ONLY):
-            scheduler = distributed.Scheduler(host=host, port=port, protocol="tcp" if insecure else "tls",
-                                              security=security, dashboard=False,
-                                              dashboard_address=f"{shown}:{http_port}")
             try:
+                scheduler = distributed.Scheduler(host=host, port=port, protocol="tcp" if insecure else "tls",
+                                                  security=security, dashboard=False,
+                                                  dashboard_address=f"{shown}:{http_port}")
                 await scheduler
-            except OSError as exc:
-                raise FleetError(f"The scheduler cannot listen on {shown}:{port} ({exc.strerror or exc}).",
+            except (OSError, ValueError) as exc:
+                raise FleetError(f"The scheduler cannot listen on {shown}:{port} "
+                                 f"({getattr(exc, 'strerror', None) or exc}).",
                                  hint="Give an address of this machine with --host and a free port with --port."
                                  ) from None
         started(scheduler.address, made)

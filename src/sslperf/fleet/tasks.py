@@ -11,6 +11,7 @@ on a host that serves a fleet does."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import platform
 import subprocess
@@ -91,9 +92,11 @@ def measure(request_json: str, db: str, fleet_run: str, timeout: float, pin_here
     from sslperf.measure import pinning
     from sslperf.measure.request import Request
 
+    if pin_here:        # the client's CPU may not exist here: it is replaced before the request is checked
+        sent_data = json.loads(request_json)
+        sent_data["settings"]["cpu"] = pinning.choose(None)
+        request_json = json.dumps(sent_data)
     request = Request.from_json(request_json)
-    if pin_here:
-        request.settings.cpu = pinning.choose(None)
     mask = os.environ.get(environment.MACHINE_MASK_VARIABLE)
     if mask:                    # a machine type made by a mask: every measurement here runs under it
         request.settings.mask = mask

@@ -44,7 +44,9 @@ MAX_FACT = 4096                     # an environment line (compiler flags, CPUIN
 MAX_LINE = MAX_FACT                 # any line of text output (real ones are under 400 characters), checked
                                     # before any pattern sees the text
 # in a name: NUL, control characters and line breaks (a name stays on one line), lone surrogates
-BAD_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Controls (a tab is text), line separators, lone surrogates, and the bidirectional overrides and isolates that
+# make printed text read in another order than it is stored.
+BAD_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 class BadValue(ValueError):

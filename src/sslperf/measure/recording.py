@@ -79,6 +79,7 @@ def recorded(run: Run, store, source: str) -> Iterator[Keep]:
             store.add(run.id, measurement)
 
     run.state = "running"
+    interrupted = None
     if store:
         store.begin(run, source=source)
     try:
@@ -87,6 +88,7 @@ def recorded(run: Run, store, source: str) -> Iterator[Keep]:
     except (KeyboardInterrupt, SystemExit) as stopped:
         run.state = "interrupted"
         stopped.sslperf_run = (run, bool(store))        # for the CLI's message: which run, what is kept
+        interrupted = stopped
         raise
     except BaseException:
         run.state = "crashed"
@@ -99,6 +101,8 @@ def recorded(run: Run, store, source: str) -> Iterator[Keep]:
             except SslperfError as exc:
                 run.warnings.append(f"The results store does not hold all of this run: {exc.message} "
                                     "Everything measured is in this output; keep it with --out or --json.")
+                if interrupted is not None:     # the CLI's message then says nothing is kept
+                    interrupted.sslperf_run = (run, False)
 
 
 def interrupted_run(exc: BaseException | None) -> tuple[Run | None, bool]:

@@ -24,6 +24,22 @@ def _boot_id() -> str | None:
         return None
 
 
+def _machine_id() -> str | None:
+    """The machine's own id (a clone with the same host name has another; so does a reboot, never)."""
+    try:
+        return Path("/etc/machine-id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _pid_namespace() -> str | None:
+    """The process-id namespace (a container on this kernel has its own: its ids mean nothing here)."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
 def _started(pid: int) -> int | None:
     """When process `pid` started (clock ticks since boot, /proc/PID/stat's 22nd field), None where unknown."""
     try:
@@ -38,7 +54,8 @@ def _started(pid: int) -> int | None:
 def mark() -> dict:
     """This process, as the owner of a run it begins."""
     pid = os.getpid()
-    return {"host": socket.gethostname(), "boot": _boot_id(), "pid": pid, "since": _started(pid)}
+    return {"host": socket.gethostname(), "machine": _machine_id(), "pidns": _pid_namespace(), "boot": _boot_id(),
+            "pid": pid, "since": _started(pid)}
 
 
 def status(owner: dict | None) -> str:
@@ -48,6 +65,11 @@ def status(owner: dict | None) -> str:
         return GONE
     if owner.get("host") != socket.gethostname():
         return ELSEWHERE
+    # Same name, another machine (a clone) or another process-id namespace (a container): its ids cannot be
+    # checked from here.
+    for key, ours in (("machine", _machine_id()), ("pidns", _pid_namespace())):
+        if owner.get(key) and ours and owner[key] != ours:
+            return ELSEWHERE
     if owner.get("boot") and _boot_id() and owner["boot"] != _boot_id():
         return GONE
     pid = owner["pid"]
