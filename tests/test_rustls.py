@@ -32,6 +32,16 @@ CHECKS = {
 NOT_AVAILABLE = {
     "tls/handshake/tls1.3/p-256/ecdsa-p256/shared": "cannot be told which key-exchange group to use, and this build "
                                                     "negotiates X25519",
+    # post-quantum: the ring provider has neither ML-KEM nor ML-DSA (an aws-lc-rs build has both)
+    "tls/handshake/tls1.3/x25519mlkem768/ecdsa-p256/shared": "negotiates X25519 (its crypto provider's first "
+                                                             "choice); the ring provider has no ML-KEM",
+    "tls/resume/tls1.3/ticket/secp256r1mlkem768/ecdsa-p256": "the ring provider has no ML-KEM",
+    "tls/handshake/tls1.3/mlkem768/rsa-2048/new": "the ring provider has no ML-KEM",
+    "tls/handshake/tls1.3/default/ml-dsa-65/shared": "ring provider cannot sign or verify with ML-DSA",
+    "tls/resume/tls1.3/ticket/x25519/ml-dsa-44": "ring provider cannot sign or verify with ML-DSA",
+    "tls/handshake/dtls1.2/x25519/ecdsa-p256/shared": "rustls has no DTLS",
+    "tls/resume/dtls1.3/ticket/default/ecdsa-p256": "rustls has no DTLS",
+    "tls/transfer/dtls1.2/aes-128-gcm/16": "rustls has no DTLS",
     "tls/resume/tls1.2/ticket/x25519/rsa-2048": "no TLS 1.2 ticketer",
     "cipher/aes-128-gcm/encrypt/16": "rustls has no raw cipher API",
     "sig/ecdsa-p256/sign": "rustls has no raw sig API",
@@ -68,6 +78,48 @@ def test_each_case_checks_what_was_negotiated_and_what_arrived(rustls):
         for case, reason in NOT_AVAILABLE.items():
             reply = worker.request(f"prepare {case}", timeout=120).data
             assert reply["type"] == "na" and reason in reply["reason"], reply
+
+
+TLS13_SUITES = {0x1301, 0x1302, 0x1303}
+RSA_SCHEMES = {0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601}     # rsa_pss_rsae_*, rsa_pkcs1_*
+
+
+def test_each_checked_connection_records_what_it_negotiated_as_deployed_or_pinned(rustls):
+    """`default` sets nothing (ring's default groups, X25519 first, and all its suites): the check takes what the two
+    sides agree on, and the reply records it as codepoints, with the bytes each side sent for the handshake, read
+    from the records in the in-memory pipes. A pinned case records the same and still checks it."""
+    system = installed.find("system")
+    cases = ["tls/handshake/tls1.3/default/ecdsa-p256/shared", "tls/handshake/tls1.3/x25519/ecdsa-p256/shared",
+             "tls/handshake/tls1.2/default/rsa-2048/new", "tls/resume/tls1.3/ticket/default/ecdsa-p256",
+             "tls/resume/tls1.2/session-id/x25519/rsa-2048", "tls/transfer/tls1.3/default/1024"]
+    got = {}
+    with made_by(system, rustls) as cert_dir, \
+            Worker(rustls, {"SSLPERF_CERT_DIR": str(cert_dir), "SSLPERF_TLS_PEM_DIR": str(cert_dir)}) as worker:
+        for case in cases:
+            reply = worker.request(f"prepare {case}", timeout=120).data
+            assert reply["type"] == "prepared", reply
+            got[case] = reply["negotiated"]
+            worker.request(f"release {case}", timeout=60)
+    deployed = got["tls/handshake/tls1.3/default/ecdsa-p256/shared"]
+    assert deployed["version"] == 0x0304 and deployed["group"] == 0x001d and deployed["suite"] in TLS13_SUITES
+    assert deployed["hello_retry"] == 0
+    assert "signature" not in deployed      # TLS 1.3's CertificateVerify is encrypted, and rustls-ffi does not say
+    # one X25519 share each way; the server's flight carries the certificate and its signature
+    assert 150 < deployed["client_bytes"] < deployed["server_bytes"] < 2000, deployed
+    pinned = got["tls/handshake/tls1.3/x25519/ecdsa-p256/shared"]
+    assert (pinned["version"], pinned["group"], pinned["suite"], pinned["hello_retry"]) == (0x0304, 0x001d, 0x1301, 0)
+    tls12 = got["tls/handshake/tls1.2/default/rsa-2048/new"]     # TLS 1.2's ServerKeyExchange is read in the clear
+    assert tls12["version"] == 0x0303 and tls12["group"] == 0x001d and tls12["signature"] in RSA_SCHEMES, tls12
+    assert tls12["suite"] in {0xc02f, 0xc030, 0xcca8}
+    assert tls12["server_bytes"] > 800      # a 2048-bit certificate, and a 256-byte signature over the key share
+    resumed13 = got["tls/resume/tls1.3/ticket/default/ecdsa-p256"]   # the resumed connection: psk_dhe_ke
+    assert resumed13["group"] == 0x001d and resumed13["signature"] == 0 and resumed13["hello_retry"] == 0
+    resumed12 = got["tls/resume/tls1.2/session-id/x25519/rsa-2048"]  # by session id: no key exchange, no signature
+    assert (resumed12["version"], resumed12["group"], resumed12["suite"], resumed12["signature"]) == \
+        (0x0303, 0, 0xc02f, 0)
+    assert resumed12["server_bytes"] < 300 and resumed12["client_bytes"] > 0
+    transfer = got["tls/transfer/tls1.3/default/1024"]
+    assert transfer["group"] == 0x001d and transfer["suite"] in TLS13_SUITES and transfer["client_bytes"] > 0
 
 
 def test_rustls_and_openssl_in_one_interleaved_run(rustls):

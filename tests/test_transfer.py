@@ -62,10 +62,10 @@ def test_a_changed_byte_fails_the_check(sslperf_dirs):
 
 
 def test_transfer_names_and_suites():
-    assert set(catalog.tls()["suites"]) == {"aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"}
+    assert set(catalog.tls()["suites"]) == {"default", "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"}
     default = suites.transfer_suite("default")
     assert {c.size for c in default} == {1024, 16384, 1048576}
-    assert len(suites.transfer_suite("full")) == 2 * 3 * 3
+    assert len(suites.transfer_suite("full")) == 2 * 4 * 3          # TLS 1.3 and 1.2 (DTLS has no transfer)
     for case in default:
         assert suites.parse_case(case.id) == case
         assert case.group == "TLS bulk transfer (in memory)"

@@ -18,6 +18,7 @@ METRICS = ("wall", "cpu", "instructions")
 # among their figures (now the fields counter and deterministic) are still written under these keys by the store.
 DETERMINISTIC_KEY = "deterministic_inputs"
 COUNTER_KEY = "instruction_counter"
+NEGOTIATED_KEY = "negotiated"            # a fact kept in the same bag (sslperf.negotiation)
 LATENCY_PERCENTILES = (50, 75, 90, 99)
 
 
@@ -46,6 +47,8 @@ class Measurement:
     figures: dict[str, list[float]] | None = None
     counter: str | None = None           # what counted the instructions: "callgrind" or "perf" (the CPU's own)
     deterministic: bool | None = None    # the counts came from sslperf's fixed random stream: every process alike
+    # TLS: what the checked connection negotiated (sslperf.negotiation.Negotiated's fields: codepoints, HRR, bytes)
+    negotiated: dict | None = None
 
     @property
     def label(self) -> str:
@@ -183,6 +186,8 @@ def split_facts(bag: dict | None) -> tuple[dict | None, dict]:
         facts["counter"] = str(bag[COUNTER_KEY])
     if DETERMINISTIC_KEY in bag:
         facts["deterministic"] = bool(bag[DETERMINISTIC_KEY])
+    if isinstance(bag.get(NEGOTIATED_KEY), dict):
+        facts["negotiated"] = dict(bag[NEGOTIATED_KEY])
     return {k: v for k, v in bag.items() if isinstance(v, list) and k not in (COUNTER_KEY, DETERMINISTIC_KEY)}, facts
 
 

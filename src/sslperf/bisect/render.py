@@ -40,7 +40,8 @@ def short(change: Change | None) -> str:
     if change is None:
         return "no result"
     text = change_text(change)[0]
-    return f"{text} {change.verdict}" if change.verdict in ("faster", "slower") else text
+    text = f"{text} {change.verdict}" if change.verdict in ("faster", "slower") else text
+    return text + (f" (as deployed: {escape(change.parameters)})" if change.parameters else "")
 
 
 def brief(change: Change | None) -> str:

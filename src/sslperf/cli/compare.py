@@ -89,6 +89,11 @@ def compare(ctx, items, metric, patterns, threshold, alpha, fmt, fail_above, exp
     for said in (result.noisy_runs(), result.waited()):
         if said:
             (console if fmt == "table" else err_console).print(f"[yellow]warning:[/] {escape(said)}", soft_wrap=True)
+    if fmt == "table":
+        for said in result.parameters():
+            console.print(f"[bold]negotiated:[/] {escape(said)}", soft_wrap=True)
+        for line in comparing.split_lines(result, runs):
+            console.print(escape(line), soft_wrap=True)
     if explain_top and fmt == "table":
         _explain(result, explain_top)
     if fail_above is not None:

@@ -79,7 +79,8 @@ def tls() -> None:
 
 @tls.command()
 @run_options(50, 10)
-@depth_options("Eight cases: the curl pattern, groups, resumption.",
+@depth_options("Nine cases: as deployed (each library's default groups) beside pinned, the curl pattern, groups, "
+               "resumption.",
                "Every protocol × group × certificate × SSL_CTX reuse.")
 @_listing(_libs[2:])
 @provider_options

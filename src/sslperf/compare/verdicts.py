@@ -81,6 +81,13 @@ class Comparison:
                                                               "leaves the waits out" if cpu else "")
                 + ". For wall time, measure again with the CPU to itself.")
 
+    def parameters(self) -> list[str]:
+        """Per compared pair whose connections negotiated different parameters, `case on column: what` (the verdict
+        beside it is the deployed difference, not the library's alone)."""
+        return list(dict.fromkeys(f"{row.label} on {column.label}: {change.parameters}" for row in self.rows
+                                  for column, change in zip(self.columns, row.changes)
+                                  if change is not None and change.parameters))
+
     def regressions(self, above_percent: float) -> list[tuple[Row, Column, Change]]:
         """Significant slow-downs larger than `above_percent`."""
         found = []

@@ -20,6 +20,8 @@ from sslperf.libs import versions
 OPENSSL: tuple[tuple[str, str, str], ...] = (
     ("ml-kem", "ML-KEM", "3.5.0"),
     ("x25519mlkem768", "the X25519MLKEM768 group", "3.5.0"),
+    ("secp256r1mlkem768", "the SecP256r1MLKEM768 group", "3.5.0"),
+    ("mlkem768", "the MLKEM768 group", "3.5.0"),
     ("ml-dsa", "ML-DSA", "3.5.0"),
     ("slh-dsa", "SLH-DSA", "3.5.0"),
     ("tls1.3", "TLS 1.3", "1.1.1"),

@@ -41,13 +41,13 @@ class Variant:
     compiler: str | None = None             # "clang": clang and clang++ instead of $CC/$CXX (cc, c++)
 
 # wolfSSL's configure for every build: TLS 1.3 and 1.2 with the groups, certificates and suites the TLS cases use,
-# tickets, the primitives the wolfCrypt families measure, and the speed-relevant code this CPU can run (the
-# assembly options are what the `no-asm` variant takes away).
+# tickets, DTLS 1.2 and 1.3, the primitives the wolfCrypt families measure, and the speed-relevant code this CPU can
+# run (the assembly options are what the `no-asm` variant takes away).
 WOLFSSL_CONFIGURE = ("--enable-static", "--disable-shared", "--enable-tls13", "--enable-curve25519",
                      "--enable-ed25519", "--enable-aesgcm", "--enable-chacha", "--enable-poly1305", "--enable-sni",
                      "--enable-supportedcurves", "--enable-session-ticket", "--enable-sp=yes,4096", "--enable-mlkem",
-                     "--enable-mldsa", "--enable-sha3", "--enable-harden", "--enable-keygen", "--disable-examples",
-                     "--disable-crypttests", "--disable-benchmark")
+                     "--enable-mldsa", "--enable-sha3", "--enable-dtls", "--enable-dtls13", "--enable-harden",
+                     "--enable-keygen", "--disable-examples", "--disable-crypttests", "--disable-benchmark")
 WOLFSSL_ASM = ("--enable-sp-asm", "--enable-intelasm", "--enable-aesni")
 
 # rustls-ffi's crypto provider when no variant names one: aws-lc-rs, as the crate's default. Its `prefer-post-quantum`

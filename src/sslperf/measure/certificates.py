@@ -37,24 +37,33 @@ def pem_needed(cases: Iterable) -> bool:
     return any(case.family == SERVE_FAMILY for case in cases)
 
 
-def _maker(libs: tuple[Lib, ...]) -> Lib:
-    """The first of `libs` with an OpenSSL-API harness, else any such library in hand."""
-    for lib in libs:
-        if harness_backend(lib.flavor) == "openssl":
+def _makes_mldsa(lib: Lib) -> bool:
+    """Whether `lib` is an OpenSSL that makes ML-DSA keys (3.5 on)."""
+    parts = [int(p) for p in str(lib.version).split(".")[:2] if p.isdigit()]
+    return lib.flavor == "openssl" and len(parts) == 2 and tuple(parts) >= (3, 5)
+
+
+def _maker(libs: tuple[Lib, ...], mldsa: bool = False) -> Lib:
+    """The first of `libs` with an OpenSSL-API harness, else any such library in hand; for ML-DSA certificates
+    (read as PEM files by another backend), first one that can make them."""
+    in_hand = [lib for lib in installed.all_libs() if lib.linkage is not None]
+    able = [lib for lib in (*libs, *in_hand) if harness_backend(lib.flavor) == "openssl"]
+    for lib in able if mldsa else ():
+        if _makes_mldsa(lib):
             return lib
-    for lib in installed.all_libs():
-        if lib.linkage is not None and harness_backend(lib.flavor) == "openssl":
-            return lib
+    for lib in able:
+        return lib
     raise SslperfError(f"{libs[0].name} cannot make test certificates, and no OpenSSL-API library is in hand to "
                        "make them.", hint="Install the system OpenSSL headers (`sudo apt-get install libssl-dev`) or "
                        "build one with `sslperf libs build openssl-3.6`.")
 
 
 @contextmanager
-def made_by(*libs: Lib, pem: bool = False) -> Iterator[Path]:
+def made_by(*libs: Lib, pem: bool = False, mldsa: bool = False) -> Iterator[Path]:
     """The directory, made by the first OpenSSL-API harness among `libs` (the PEM files too when one of them
-    has another backend, or `pem`: a real server reads them); removed when the block ends."""
-    maker = _maker(libs)
+    has another backend, or `pem`: a real server reads them; `mldsa`: by one that makes ML-DSA certificates, where
+    one is in hand); removed when the block ends."""
+    maker = _maker(libs, mldsa)
     with tempdirs.private_dir("certs") as workdir:      # a killed sslperf's is swept by the next one
         made = call(maker, "mkcerts", str(workdir), str(CA_CERTIFICATES), timeout=300, ok_codes=None)
         if made.returncode != 0 or made.last.get("type") != "certs":
@@ -78,4 +87,5 @@ def for_cases(libs: Lib | Iterable[Lib], cases: Iterable, cert_dir: Path | None 
     if cert_dir is not None or not needed(cases):
         return nullcontext(cert_dir)
     cases = list(cases)
-    return made_by(*((libs,) if isinstance(libs, Lib) else tuple(libs)), pem=pem_needed(cases))
+    return made_by(*((libs,) if isinstance(libs, Lib) else tuple(libs)), pem=pem_needed(cases),
+                   mldsa=any("/ml-dsa-" in case.id for case in cases))

@@ -224,7 +224,7 @@ def merge(into: Measurement, got: Measurement, round_number: int, begun_ns: int,
     into.figures.setdefault(figures.PROCESS, []).extend(process)
     into.figures.setdefault(figures.ROUND, []).extend([round_number] * len(got.ops))
     into.figures.setdefault(figures.START, []).extend([begun_ns] * len(got.ops))
-    for fact in ("counter", "deterministic"):
+    for fact in ("counter", "deterministic", "negotiated"):      # what every round records alike
         if getattr(got, fact) is not None:
             setattr(into, fact, getattr(got, fact))
 

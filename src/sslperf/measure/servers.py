@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sslperf import figures
+from sslperf import figures, negotiation
 from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure import certificates, pinning
 from sslperf.measure.harness_client import HarnessError, Server, call
@@ -135,6 +135,7 @@ def _took(m: Measurement, client: Lib, reply: dict, closing: dict | None) -> Mea
         return m
     if reply.get("checked"):      # the first handshake's negotiation, checked by the client
         m.note += f"; {reply['checked']}"
+    m.negotiated = negotiation.recorded(reply)      # and what that connection negotiated, where it was recorded
     m.ops = [1] * len(reply["total_ns"])
     m.wall_ns = list(reply["total_ns"])
     m.figures = {key: list(reply[key]) for key in (figures.CONNECT, figures.PRETRANSFER, figures.TOTAL)}
@@ -159,8 +160,10 @@ def delivered(m: Measurement, sent: dict, received: dict) -> bool:
 
 
 def took_transfer(m: Measurement, sent: dict, received: dict) -> Measurement:
-    """A transfer round's writes and time into `m`, the writer's and the reader's CPU apart."""
+    """A transfer round's writes and time into `m`, the writer's and the reader's CPU apart, and what the writer's
+    connection negotiated."""
     m.ops, m.wall_ns = [sent["writes"]], [sent["wall_ns"]]
+    m.negotiated = negotiation.recorded(sent)
     m.cpu_ns = [sent["cpu_ns"] + received["cpu_ns"]]
     m.figures = {figures.CLIENT_CPU: [sent["cpu_ns"]], figures.SERVER_CPU: [received["cpu_ns"]]}
     return m

@@ -66,7 +66,7 @@ def transfer_suite(depth: str) -> list[Case]:
     suites_ = catalog.tls()["suites"]
     if depth == "quick":
         return [tls_transfer("tls1.3", s, 16384) for s in suites_]
-    protocols = catalog.tls()["protocols"] if depth == "full" else ("tls1.3",)
+    protocols = [p for p in catalog.tls()["protocols"] if p.startswith("tls")] if depth == "full" else ("tls1.3",)
     cases = [tls_transfer(p, s, n) for p in protocols for s in suites_ for n in TRANSFER_SIZES]
     if depth != "full":
         cases += [tls_transfer("tls1.2", "aes-128-gcm", n) for n in TRANSFER_SIZES]
@@ -75,6 +75,10 @@ def transfer_suite(depth: str) -> list[Case]:
 
 def _tls13_only(group: str) -> bool:
     return any(g["name"] == group and g.get("tls13_only") for g in catalog.tls()["groups"])
+
+
+def _is_13(protocol: str) -> bool:
+    return protocol in ("tls1.3", "dtls1.3")
 
 
 def tls_suite(depth: str) -> list[Case]:
@@ -86,20 +90,23 @@ def tls_suite(depth: str) -> list[Case]:
         tls = catalog.tls()
         groups, certs = [g["name"] for g in tls["groups"]], [c["name"] for c in tls["certs"]]
         cases = [tls_handshake(p, g, c, x) for p in tls["protocols"] for g in groups for c in certs
-                 for x in tls["contexts"] if not (p != "tls1.3" and _tls13_only(g))]
+                 for x in tls["contexts"] if _is_13(p) or not _tls13_only(g)]
         cases += [tls_resume(p, h, "x25519", c) for p in tls["protocols"] for h in tls["resumption"]
                   for c in ("ecdsa-p256", "rsa-2048") if not (p == "tls1.3" and h == "session-id")]
         return cases
-    cases = [tls_handshake("tls1.3", g, c, "shared") for g in ("x25519", "p-256", "x25519mlkem768")
+    # As deployed (`default`: each library's own groups and suites) beside the pinned groups it may negotiate.
+    cases = [tls_handshake("tls1.3", g, c, "shared") for g in ("default", "x25519", "p-256", "x25519mlkem768")
              for c in ("ecdsa-p256", "rsa-2048")]
     cases += [tls_handshake("tls1.3", "x25519", c, "shared") for c in ("rsa-3072", "ecdsa-p384", "ed25519")]
     cases += [tls_handshake("tls1.3", "p-384", "ecdsa-p384", "shared")]
     cases += [tls_handshake(p, "x25519", c, x) for p in ("tls1.3", "tls1.2") for c in ("ecdsa-p256", "rsa-2048")
               for x in ("shared", "new")]
-    cases += [tls_resume("tls1.3", "ticket", "x25519", "ecdsa-p256"), tls_resume("tls1.2", "ticket", "x25519",
-              "ecdsa-p256"), tls_resume("tls1.2", "session-id", "x25519", "ecdsa-p256")]
+    cases += [tls_resume("tls1.3", "ticket", g, "ecdsa-p256") for g in ("default", "x25519", "x25519mlkem768")]
+    cases += [tls_resume("tls1.2", "ticket", "x25519", "ecdsa-p256"),
+              tls_resume("tls1.2", "session-id", "x25519", "ecdsa-p256")]
     if depth == "quick":
-        cases = [tls_handshake("tls1.3", "x25519", "ecdsa-p256", x) for x in ("shared", "new")]
+        cases = [tls_handshake("tls1.3", "default", "ecdsa-p256", "shared")]      # as deployed, beside pinned
+        cases += [tls_handshake("tls1.3", "x25519", "ecdsa-p256", x) for x in ("shared", "new")]
         cases += [tls_handshake("tls1.2", "x25519", "rsa-2048", x) for x in ("shared", "new")]
         cases += [tls_handshake("tls1.3", "p-256", "ecdsa-p256", "shared"),
                   tls_handshake("tls1.3", "x25519", "rsa-2048", "shared"),

@@ -20,6 +20,7 @@ class Evidence:
         self.plain = {m.case: m for m in plain if m.status == "ok" and m.summary()}
         self.masked = {m.case: m for m in masked if m.status == "ok" and m.summary()}
         self.missing_reason = {m.case: m.reason or m.status for m in plain if m.status != "ok"}
+        self.missing_status = {m.case: m.status for m in plain if m.status != "ok"}     # "n/a" or "error"
         self.sources = sources or []
         self.origin = origin or {}
         self.noise = noise or {}
@@ -90,9 +91,11 @@ def summed(parts: list[Measurement], figure: str | None = None) -> Measurement |
         totals = [sum(values) for values in zip(*costs)]
         marks = None
     first = parts[0]
+    # What the connection negotiated stays with its cost (one case, or several that negotiated alike).
+    same = all(m.negotiated == first.negotiated for m in parts)
     return Measurement(" + ".join(m.case for m in parts), first.family, first.group, first.algorithm,
                        first.operation, None, first.workload, first.lib, "ok", ops=[1] * len(totals),
-                       wall_ns=totals, figures=marks)
+                       wall_ns=totals, figures=marks, negotiated=first.negotiated if same else None)
 
 
 def _per_op(m: Measurement, figure: str | None) -> list[float]:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from sslperf import figures
 from sslperf.libs.model import is_bssl
 from sslperf.measure.suites import TLS_RECORD
+from sslperf.recommend import groups as pq_groups
 from sslperf.recommend.costs import Evidence, micros_text
-from sslperf.recommend.weigh import Cost, Tie, Weigh, interval, less, noise_warnings, times
+from sslperf.recommend.weigh import Cost, Tie, Weigh, beside, interval, less, noise_warnings, times
 
 CLIENT_PROFILES = {
     "mixed": "clients of every kind: most have AES instructions, some (older phones, small devices) do not",
@@ -109,7 +110,7 @@ def needed_cases(min_security: int) -> tuple[list[str], list[str]]:
     plain += list(DHE_CASES)
     plain += [f"sig/{c.name}/{op}" for c in CERTS for op in ("sign", "verify")
               if c.bits >= min_security or c.name in ("rsa-2048", "rsa-3072")]
-    plain += [TLS_FULL, TLS_NEW_CTX, TLS_RESUMED]
+    plain += [TLS_FULL, TLS_NEW_CTX, TLS_RESUMED, *pq_groups.HANDSHAKES]
     return list(dict.fromkeys(plain)), [a.case for a in AEADS]
 
 
@@ -295,8 +296,14 @@ def _group_cost(group: Group) -> Cost:
 
 
 def _groups(evidence: Evidence, weigh: Weigh, floor: int, accepts: Accepts, points: list[Point]) -> list[Group]:
-    usable = [g for g in GROUPS if g.bits >= floor and evidence.micros_sum(g.server_cases) is not None
-              and accepts("groups", g.tls_name)]
+    """The groups in order: one hybrid first where it is offered, then the classical ones cheapest first. Whether
+    X25519MLKEM768 goes first is weighed from its measured handshake against X25519's (groups.py); where the runs
+    predate that case, from the primitive costs, said so."""
+    handshakes, lacks = pq_groups.measured(evidence), pq_groups.refused(evidence)
+    shaken = pq_groups.TLS_PQ in evidence.plain
+    usable = [g for g in GROUPS if g.bits >= floor and accepts("groups", g.tls_name)
+              and not (g.tls_name == pq_groups.HYBRID and lacks)
+              and (evidence.micros_sum(g.server_cases) is not None or (g.tls_name == pq_groups.HYBRID and shaken))]
     if not usable:
         raise ValueError(f"no key exchange group at or above {floor} bits was measured and accepted")
     rule = _tie_rule("X25519 is the group clients offer first")
@@ -309,16 +316,25 @@ def _groups(evidence: Evidence, weigh: Weigh, floor: int, accepts: Accepts, poin
     because = ["server CPU per key share (key generation + derivation): "
                + ", ".join(f"{g.label} {micros_text(cost(g))}" for g in classical)]
     because += [t.text() for t in ties]
+    weighed = None
+    if handshakes:
+        pq = next(g for g in GROUPS if g.tls_name == pq_groups.HYBRID)
+        weighed = pq_groups.choice(evidence, weigh, bool(hybrid) and hybrid[0] is pq,
+                                   _why_not(pq, hybrid, usable, lacks, floor), [g.tls_name for g in classical])
+        because += weighed.because
     for g in hybrid:
+        if weighed is not None and g.tls_name == pq_groups.HYBRID:
+            continue
         extra = f", {micros_text(cost(g) - cost(cheapest))} more than {cheapest.label}" if cheapest else ""
         because.append(f"{g.label}: {micros_text(cost(g))} (adds ML-KEM encapsulation{extra}); first because it "
-                       "protects today's traffic against a future quantum computer, a security gain worth its cost")
+                       "protects today's traffic against a future quantum computer, a security gain worth its cost"
+                       + ("" if handshakes else f" (from primitive costs: {_unweighed(evidence)})"))
     because += [t.text() for t in hybrid_ties[:1]]
     for g in hybrids[1:]:
-        because.append(f"{g.label} left out: {micros_text(cost(g))}, and {hybrid[0].label} already gives "
+        because.append(f"{g.label} left out: {_key_share(evidence, g)}, and {hybrid[0].label} already gives "
                        "post-quantum protection at this floor")
     missing = [g.label for g in GROUPS if g.post_quantum and g.bits >= floor and g not in hybrid]
-    if missing and not hybrid:
+    if missing and not hybrid and weighed is None:
         because.append(f"no hybrid post-quantum group: this library has none "
                        f"({evidence.missing_reason.get(GROUPS[0].server_cases[-1], 'not accepted')})")
     dhe = evidence.micros_sum(DHE_CASES)
@@ -327,12 +343,38 @@ def _groups(evidence: Evidence, weigh: Weigh, floor: int, accepts: Accepts, poin
         because.append(f"no DHE: ffdhe2048 would cost {micros_text(dhe)} per handshake, {times(change)} "
                        f"{cheapest.label} {interval(change)}, for 112-bit security")
     ordered = hybrid + classical
-    how = ("the hybrid first, then " if hybrid else "") + "cheapest for this server first"
+    how = ("the hybrid first, then " if hybrid and weighed is None else "") + "cheapest for this server first"
+    if weighed is not None:
+        other_hybrid = f"{hybrid[0].label} first, then " if hybrid and not weighed.first else ""
+        how = weighed.decision + ("; then " if weighed.first else "; " + other_hybrid) + how
     if ties:
         how += "; tied (~, by the rule below): " + _ordered(classical, ties)
     points.append(Point("key exchange groups", f"{':'.join(g.tls_name for g in ordered)} ({how})", because,
-                        ties + hybrid_ties[:1]))
+                        ties + hybrid_ties[:1] + (weighed.ties if weighed else [])))
     return ordered
+
+
+def _unweighed(evidence: Evidence) -> str:
+    """Why the hybrid's handshake was not weighed: it failed, or the runs predate the case."""
+    return pq_groups.failed(evidence) or f"no {pq_groups.HYBRID} handshake was measured in these runs"
+
+
+def _key_share(evidence: Evidence, group: Group) -> str:
+    cost = evidence.micros_sum(group.server_cases)
+    return micros_text(cost) if cost is not None else "its key share not measured"
+
+
+def _why_not(pq: Group, hybrid: list[Group], usable: list[Group], lacks: str | None, floor: int) -> str | None:
+    """Why X25519MLKEM768 is not offered first (None where it is)."""
+    if hybrid and hybrid[0] is pq:
+        return None
+    if lacks:
+        return f"not offered: this library cannot negotiate it ({lacks})"
+    if pq.bits < floor:
+        return f"not offered: its classical part is {pq.bits}-bit, under the {floor}-bit floor"
+    if pq not in usable:
+        return "not offered: the library does not accept it as a group (or its key share was not measured)"
+    return f"not first: {hybrid[0].label} is the hybrid offered at this floor"
 
 
 def _sign_cost(cert: CertType) -> Cost:
@@ -383,23 +425,26 @@ def _ordered_sigalgs(certs: list[CertType]):
     return list(dict.fromkeys(own + rest))
 
 
-def _side_cost(case: str, side: str) -> Cost:
-    return Cost(f"{case} ({side})", (case,), figure={"client": figures.CLIENT_CPU, "server": figures.SERVER_CPU}[side])
+def _side_cost(case: str, side: str, label: str) -> Cost:
+    """A TLS case's CPU on one side, labelled as a sentence names it (what the two connections negotiated)."""
+    return Cost(label, (case,), figure={"client": figures.CLIENT_CPU, "server": figures.SERVER_CPU}[side])
 
 
 def _resumption_points(evidence: Evidence, weigh: Weigh, lib: str, points: list[Point]) -> None:
     full, resumed = evidence.side_micros(TLS_FULL, "server"), evidence.side_micros(TLS_RESUMED, "server")
     because = []
     if full and resumed:
-        change = weigh.versus(_side_cost(TLS_FULL, "server"), _side_cost(TLS_RESUMED, "server"))
+        change = weigh.versus(_side_cost(TLS_FULL, "server", "the full handshake"),
+                              _side_cost(TLS_RESUMED, "server", "the resumed one"))
         because.append(f"server CPU: full TLS 1.3 handshake {micros_text(full)}, resumed with a ticket "
-                       f"{micros_text(resumed)} ({less(change)})")
+                       f"{micros_text(resumed)} ({less(change)})" + beside(change))
     because.append("rotate ticket keys (and share them across a fleet) so tickets do not weaken forward secrecy")
     points.append(Point("session resumption", "on: tickets and a shared session cache", because))
     new, shared = evidence.side_micros(TLS_NEW_CTX, "client"), evidence.side_micros(TLS_FULL, "client")
     if new and shared:
-        change = weigh.versus(_side_cost(TLS_NEW_CTX, "client"), _side_cost(TLS_FULL, "client"))
+        change = weigh.versus(_side_cost(TLS_NEW_CTX, "client", "a new SSL_CTX's handshake"),
+                              _side_cost(TLS_FULL, "client", "a shared one's"))
         points.append(Point("client code", "create one SSL_CTX (with its CA store) and share it across connections", [
             f"on {lib}, a new SSL_CTX with a 151-certificate CA file per connection costs the client "
             f"{micros_text(new)} of CPU per handshake, a shared one {micros_text(shared)} ({times(change)} "
-            f"{interval(change)}; the curl 1.1.1 → 3.0 regression)"]))
+            f"{interval(change)}; the curl 1.1.1 → 3.0 regression)" + beside(change)]))

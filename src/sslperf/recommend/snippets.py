@@ -155,7 +155,8 @@ def openssl_cnf(advice: Advice) -> str:
 
 
 def as_dict(result: Advice, evidence: Evidence) -> dict:
-    """The advice, its argument and the figures it rests on (µs per operation), as data."""
+    """The advice, its argument and the figures it rests on (µs per operation; for TLS cases, what each connection
+    negotiated, with the bytes each side sent), as data."""
     return {
         "lib": result.lib, "version": result.version, "clients": result.clients,
         "min_security": result.min_security,
@@ -168,5 +169,6 @@ def as_dict(result: Advice, evidence: Evidence) -> dict:
         "notes": result.notes, "warnings": result.warnings,
         "figures_us": {**{c: evidence.micros(c) for c in evidence.plain},
                        **{f"{c}@{MASK}": evidence.micros(c, True) for c in evidence.masked}},
+        "negotiated": {c: m.negotiated for c, m in evidence.plain.items() if m.negotiated},   # TLS cases' own
         "runs": evidence.sources,
     }

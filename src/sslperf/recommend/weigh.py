@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sslperf import figures
+from sslperf import figures, negotiation
 from sslperf.recommend.costs import Evidence, summed
 from sslperf.results import Measurement
 from sslperf.stats import NOISY_CI
@@ -39,13 +39,14 @@ class Tie:
     rule: str                  # what ordered them instead
 
     def text(self) -> str:
-        return f"{self.first} and {self.second} tie ({_why(self.change)}): {self.rule}"
+        return f"{self.first} and {self.second} tie ({_why(self.change)}): {self.rule}" + beside(self.change)
 
     def as_dict(self) -> dict:
         c = self.change
         return {"first": self.first, "second": self.second, "verdict": c.verdict if c else "?",
                 "cost_ratio": c.ratio if c else None, "low": c.low if c else None, "high": c.high if c else None,
-                "p": c.p if c else None, "method": c.method if c else None, "rule": self.rule, "text": self.text()}
+                "p": c.p if c else None, "method": c.method if c else None, "rule": self.rule,
+                "parameters": c.parameters if c else None, "text": self.text()}
 
 
 class Weigh:
@@ -95,11 +96,21 @@ class Weigh:
         runs = {self.evidence.run_of(case, c.masked) for c in (dear, cheap) for case in c.cases}
         marks = [(m.figures or {}).get(figures.PROCESS) for m in (base, other)]
         paired = len(runs) == 1 and bool(marks[0]) and marks[0] == marks[1]
-        return judge(base, other, "wall", self.policy, paired, tuple(r for r in runs if r))
+        change = judge(base, other, "wall", self.policy, paired, tuple(r for r in runs if r))
+        if change is not None and change.parameters:
+            # One library's two cases: named by the options weighed rather than twice by the library.
+            change.parameters = negotiation.difference(base, other, dear.label, cheap.label) or change.parameters
+        return change
 
     def _measured(self, cost: Cost) -> Measurement | None:
         parts = [self.evidence.measurement(case, cost.masked) for case in cost.cases]
         return summed(parts, cost.figure) if all(parts) else None
+
+
+def beside(change: Change | None) -> str:
+    """` (X negotiates X25519 where Y negotiates X25519MLKEM768)`: what the two connections negotiated differently,
+    said beside their comparison; empty where they negotiated the same (or are not connections)."""
+    return f" ({change.parameters})" if change is not None and change.parameters else ""
 
 
 def times(change: Change | None) -> str:

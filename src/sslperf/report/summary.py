@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from html import escape
 
-from sslperf.compare import Column, Comparison, compare
+from sslperf.compare import Column, Comparison, compare, split_lines
 from sslperf.results import Run
 from sslperf.verdict import SIGNIFICANT, Change
 
@@ -50,7 +50,8 @@ def cell_text(change: Change | None) -> str:
             f"? {change.percent:+.1f}% ({change.why or 'too few samples or worker processes to test'})"
     text = f"{change.symbol} {change.percent:+.1f}% {ci_text(change)} {change.evidence()}"
     text += " (CPU time: samples waited for the CPU)" if change.basis == "cpu" else ""
-    return text + (" (the runs recorded noise)" if change.noisy else "")
+    text += " (the runs recorded noise)" if change.noisy else ""
+    return text + (f" — as deployed: {change.parameters}" if change.parameters else "")
 
 
 def _cell(row, column: Column, change: Change | None) -> str:
@@ -126,6 +127,14 @@ def render(run: Run, result: Comparison | None, metric: str) -> str:
     body = "".join(f"<tr><td>{escape(row.label)}</td>"
                    + "".join(_cell(row, column, change) for column, change in zip(result.columns[1:], row.changes[1:]))
                    + "</tr>" for row in result.rows)
+    differ = result.parameters()
+    if differ:
+        parts.append("<h3 id='summary-negotiated'>Negotiated differently</h3><p>Each verdict below is the deployed "
+                     "difference, not the library's alone:</p><ul>" + "".join(f"<li>{escape(d)}</li>" for d in differ)
+                     + "</ul>")
+    splits = split_lines(result, {c.run_id: run for c in result.columns})
+    if splits:
+        parts.append("<pre id='summary-split'>" + escape("\n".join(splits)) + "</pre>")
     parts.append(f"<h3 id='warnings'>Warnings</h3>{warnings}<h3>Every verdict</h3><p>{rule}</p>"
                  f"<table id='summary-verdicts'>{head}{body}</table></section>")
     return "".join(parts)

@@ -14,7 +14,8 @@ from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Span, Text
 
-from sslperf import families
+from sslperf import families, negotiation
+from sslperf.compare import deployed
 from sslperf.libs import fips
 from sslperf.report.long_table import LONG, LongTable
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
@@ -96,6 +97,7 @@ class _Layout:
         self.lib_runs = dict(run.settings.get("lib_runs") or {})
         self.policy = Policy(THRESHOLD, ALPHA)
         self.waited: list[waits.Basis] = []      # the rows whose samples waited for their CPU, as the rule saw them
+        self.parameters: list[str] = []          # what the compared connections negotiated differently
         self.paired = False                      # a change rests on one run's paired rounds
 
     def columns(self, first: str, justify: str = "right") -> list:
@@ -136,6 +138,8 @@ class _Layout:
         found = judge(base, m, self.metric, self.policy, paired=runs[0] == runs[1], runs=runs,
                       row=[x for x in row or () if x.status == "ok"] or None)
         self.paired = self.paired or (found is not None and found.method == "paired")
+        if found is not None and found.parameters:
+            self.parameters.append(f"{base.label}: {found.parameters}")
         return found
 
     def run_of(self, lib: str) -> str:
@@ -155,6 +159,8 @@ class _Layout:
         """What the changes rest on, said under the table once it is filled: the paired basis (a change is not the
         ratio of the medians beside it) and the rows whose samples waited for their CPU."""
         said = []
+        if self.parameters:
+            said.append("as deployed, the connections differ — " + "; ".join(dict.fromkeys(self.parameters)))
         if self.paired:
             said.append("changes from one run are paired: each worker process's median of the round-by-round "
                         "ratios, combined across processes, not the ratio of the medians shown")
@@ -194,6 +200,10 @@ def tables(run: Run, metric: str = "wall", details: bool = False) -> list:
     if notes:
         lines = [f"  {escape(note)} ({escape(', '.join(sorted(algs)))})" for note, algs in sorted(notes.items())]
         out.append(Text.from_markup("[dim]" + "\n".join(lines) + "[/dim]"))
+    found = [line for lib in libs[1:] for s in deployed.splits(run.measurements, libs[0], lib, metric,
+                                                                 Policy(THRESHOLD, ALPHA)) for line in s.lines()]
+    if found:
+        out.append(Text("As deployed and pinned (the change split by the one verdict rule):\n" + "\n".join(found)))
     return out
 
 
@@ -261,8 +271,20 @@ def _kind_table(run: Run, group: str, rows, libs: list[str], metric: str, fastes
     for per_lib in rows.values():
         first = next(iter(per_lib.values()))
         label = kind.label(first) if kind.label else first.label
-        table.add_row(escape(label), *layout.row(per_lib, lambda m, basis: draw(m, per_lib, basis)))
+        shown = negotiated_column(per_lib, libs)
+        table.add_row(escape(label + (f" ({shown})" if shown else "")),
+                      *layout.row(per_lib, lambda m, basis: draw(m, per_lib, basis)))
     return _noted(table, layout)
+
+
+def negotiated_column(per_lib: dict[str, Measurement], libs: list[str]) -> str | None:
+    """What a row's connections negotiated, short: its group where every library that measured it agrees, else
+    each one's in column order (`X25519 / X25519MLKEM768`); None where nothing was recorded."""
+    found = [negotiation.of(per_lib[lib]) for lib in libs if lib in per_lib and per_lib[lib].status == "ok"]
+    shorts = [n.short() if n is not None else "?" for n in found]
+    if not any(n is not None for n in found):
+        return None
+    return shorts[0] if len(set(shorts)) == 1 else " / ".join(shorts)
 
 
 def _long_if(count: int, table: Table) -> Table | LongTable:

@@ -128,6 +128,10 @@ def to_markdown(comparison: Comparison, floor_note: str = "", fail_above: float 
             lines.append(f"| {row.label}{mark} | {column.label} | {change.percent:+.1f}% | {ci} | "
                          f"{change.evidence()} |")
         lines.append("")
+    differ = comparison.parameters()
+    if differ:
+        lines += ["As deployed, the compared connections negotiate different parameters (each verdict is the "
+                  "deployed difference, not the library's alone):", "", *[f"- {d}" for d in differ], ""]
     lines += [f"Method: {'; '.join(METHODS.get(m, m) for m in methods) or 'none'}. A verdict needs "
               + ("a change larger than " if methods == ["exact"] else f"p < {comparison.alpha} and a change larger than ")
               + f"{comparison.threshold:.0%} (or the noise floor, where larger); otherwise `~`."

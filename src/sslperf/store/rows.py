@@ -14,7 +14,8 @@ import datetime as dt
 import json
 import math
 
-from sslperf.results import (COUNTER_KEY, DETERMINISTIC_KEY, LibInfo, Measurement, RecordedMeasurement, Run,
+from sslperf.results import (COUNTER_KEY, DETERMINISTIC_KEY, NEGOTIATED_KEY, LibInfo, Measurement,
+                             RecordedMeasurement, Run,
                              split_facts)
 from sslperf.store.schema import STATES
 
@@ -129,7 +130,8 @@ def stored_figures(m: Measurement) -> dict | None:
     """The figures and the result's facts in the one JSON column they share (facts under the keys older runs
     kept them by, so every sslperf reads both): split again by results.split_facts when read."""
     facts = {**({COUNTER_KEY: m.counter} if m.counter is not None else {}),
-             **({DETERMINISTIC_KEY: m.deterministic} if m.deterministic is not None else {})}
+             **({DETERMINISTIC_KEY: m.deterministic} if m.deterministic is not None else {}),
+             **({NEGOTIATED_KEY: m.negotiated} if m.negotiated else {})}
     return {**(m.figures or {}), **facts} if m.figures is not None or facts else None
 
 

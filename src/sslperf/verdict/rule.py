@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sslperf import figures
+from sslperf import figures, negotiation
 from sslperf.results import Measurement
 from sslperf.stats import RatioTest, mann_whitney_p, paired_ratio, welch_ratio
 from sslperf.verdict import waits
@@ -58,6 +58,7 @@ class Change:
     basis: str = "wall"          # the time the change rests on: the metric asked, or "cpu" when samples waited
     waited: str | None = None    # what waiting for the CPU did to the samples (left out, CPU time), when any did
     why: str | None = None       # why the verdict is `?`, when it is
+    parameters: str | None = None   # the two connections negotiated different parameters: what (one sentence)
 
     @property
     def percent(self) -> float:
@@ -127,8 +128,17 @@ def judge(base: Measurement, other: Measurement, metric: str, policy: Policy | N
     """`other` against `base` by `metric` (rates: a ratio above 1 is faster); None when either has no figure.
     `paired`: both from one interleaved run; `runs`: the ids of the runs they come from (their recorded noise);
     `row`: every measurement of the table row the two are in, when the row's figures are shown on one basis
-    (waits.basis over the row: CPU time for all, where any pair's samples waited)."""
-    policy = policy or Policy()
+    (waits.basis over the row: CPU time for all, where any pair's samples waited). A change between connections
+    that negotiated different parameters (`default` cases of two releases) says so in `parameters`: the verdict
+    is the deployed difference, not the library's alone."""
+    change = _judge(base, other, metric, policy or Policy(), paired, runs, row)
+    if change is not None:
+        change.parameters = negotiation.difference(base, other)
+    return change
+
+
+def _judge(base: Measurement, other: Measurement, metric: str, policy: Policy, paired: bool,
+           runs: tuple[str, ...], row: list[Measurement] | None) -> Change | None:
     a, b = base.rates(metric), other.rates(metric)
     if not a or not b:
         return None

@@ -18,6 +18,20 @@
 
 typedef enum { UNIT_BYTES, UNIT_OPS } unit_kind;
 
+/* What a checked TLS connection negotiated, as its client saw it on the wire (IANA codepoints; core/wire.c reads
+ * them from the handshake messages and records a backend's message callback hands it). SP_UNKNOWN where the
+ * library cannot tell; 0 for a group or signature that the connection did not use (a resumption without key
+ * exchange, or without a certificate). */
+#define SP_UNKNOWN (-1)
+typedef struct {
+    int known;                          /* 1 once a connection was recorded */
+    int32_t version;                    /* 0x0304 TLS 1.3, 0x0303 TLS 1.2, 0xfefc DTLS 1.3, 0xfefd DTLS 1.2 */
+    int32_t group, suite, signature;    /* Supported Groups, Cipher Suites, SignatureScheme */
+    int hello_retry;                    /* the server asked for another key share (1), not (0) */
+    int64_t client_bytes, server_bytes; /* bytes each side sent for the connection's handshake (records, headers and
+                                           all; with a TLS 1.3 server's tickets) */
+} sp_negotiated;
+
 /* `iters` operations and nothing else; 1 on success. */
 typedef int (*batch_fn)(void *state, uint64_t iters);
 
@@ -38,6 +52,7 @@ typedef struct bench_case {
     void (*release_share)(void *state);   /* Optional: frees a shared state (else free()) */
     char note[REASON_MAX];          /* e.g. which API was used, when it differs by lib */
     char checked[REASON_MAX];       /* what the correctness check saw (TLS: version, cipher, group) */
+    sp_negotiated negotiated;       /* TLS: what the checked connection negotiated (known == 0 elsewhere) */
 } bench_case;
 
 typedef enum { PREP_OK, PREP_NA, PREP_ERROR, PREP_UNKNOWN } prep_status;
@@ -77,6 +92,8 @@ const char *sp_counters_state(void);
 void json_string(const char *s);     /* prints s as a JSON string */
 /* {"type":TYPE,"case":ID,"reason":REASON} on stdout; returns 1 (an exit code). */
 int json_refusal(const char *type, const char *case_id, const char *reason);
+/* ,"negotiated":{...}: what `n` knows (nothing when it recorded no connection); main.c. */
+void json_negotiated(const sp_negotiated *n);
 prep_status prep_na(prep_result *res, const char *fmt, ...);
 prep_status prep_unknown(prep_result *res, const char *fmt, ...);
 prep_status prep_error(prep_result *res, const char *fmt, ...);   /* appends the library's error queue */

@@ -12,8 +12,8 @@
  *       pretransfer and total nanoseconds of each request. THREADS client threads (default 1) make COUNT each.
  *
  * WORKERS and THREADS are for a backend whose contexts may be shared across threads (SP_HTTPS.concurrent). The
- * client's first handshake is checked before anything is timed: version, suite and group as asked, whoever the
- * server is. */
+ * client's first handshake is checked before its request is sent: version, suite and group as asked, whoever the
+ * server is; what that connection negotiated is recorded in the reply ("negotiated", where the backend can). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,13 +103,14 @@ struct https_client {
     const char *ca_file;
 };
 
-/* One GET (sp_one_get): 1 and the three times, or 0 with `why` set; the first one's negotiation is checked. */
+/* One GET (sp_one_get): 1 and the three times, or 0 with `why` set; the first one's negotiation is checked, and
+ * recorded by the backend from its handshake to its close. */
 static int one_get(void *p, int port, uint64_t times[3], char *why, size_t why_len, char *checked,
-                   size_t checked_len)
+                   size_t checked_len, sp_negotiated *negotiated)
 {
     const struct https_client *c = p;
     uint64_t start = sp_now_ns(SP_WALL);
-    sp_tls_socket conn = {.fd = sp_connect_loopback(port)};
+    sp_tls_socket conn = {.fd = sp_connect_loopback(port), .negotiated = checked && !checked[0] ? negotiated : NULL};
     char problem[REASON_MAX] = "", buf[4096];
     prep_result res = {0};
     void *own = NULL;

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,7 @@ static void *accept_worker(void *p)
 int sp_https_serve_workers(int max_connections, int workers, const char *ca_file, void (*serve)(void *ctx, int fd),
                            void *ctx)
 {
+    signal(SIGPIPE, SIG_IGN);         /* a client gone before our close_notify (its check failed) is no crash */
     struct sockaddr_in addr;
     int fd = listen_loopback(&addr, 256);
     if (fd < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) != 0) {
@@ -181,6 +183,7 @@ struct get_thread {
     uint64_t *connect_ns, *tls_ns, *total_ns;
     char *checked;                 /* the first thread's: its first request is checked */
     size_t checked_len;
+    sp_negotiated *negotiated;     /* the first thread's: what its first request negotiated */
     char why[300];
     uint64_t wait_ns;              /* its run-queue wait over its requests: another task held its CPU */
     int scheduled;                 /* the kernel said (sp_sched_now) */
@@ -193,7 +196,9 @@ static void *get_thread_main(void *p)
     t->scheduled = sp_sched_now(&before);
     for (; t->done < t->count; t->done++) {
         uint64_t v[3] = {0, 0, 0};
-        if (!t->get(t->ctx, t->port, v, t->why, sizeof(t->why), t->done == 0 ? t->checked : NULL, t->checked_len))
+        int first = t->done == 0 && t->checked;
+        if (!t->get(t->ctx, t->port, v, t->why, sizeof(t->why), first ? t->checked : NULL, t->checked_len,
+                    first ? t->negotiated : NULL))
             break;
         t->connect_ns[t->done] = v[0];
         t->tls_ns[t->done] = v[1];
@@ -206,19 +211,22 @@ static void *get_thread_main(void *p)
 
 int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void *ctx)
 {
+    signal(SIGPIPE, SIG_IGN);         /* a server gone mid-request is a failed request, said in the reply */
     size_t slots = (size_t)count * (size_t)threads;
     uint64_t *connect_ns = calloc(slots, sizeof(uint64_t)), *tls_ns = calloc(slots, sizeof(uint64_t)),
              *total_ns = calloc(slots, sizeof(uint64_t));
     struct get_thread *t = calloc((size_t)threads, sizeof(*t));
     pthread_t *ids = calloc((size_t)threads, sizeof(pthread_t));
     char checked[REASON_MAX] = "", why[300] = "";
+    sp_negotiated negotiated = {0};        /* known stays 0 where the backend does not record */
     int started = 0, done = 0, ok = connect_ns && tls_ns && total_ns && t && ids;
     uint64_t start = sp_now_ns(SP_WALL), cpu0 = sp_now_ns(SP_PROCESS_CPU);
     for (; ok && started < threads; started++) {
         size_t at = (size_t)started * (size_t)count;
         t[started] = (struct get_thread){.port = port, .count = count, .get = get, .ctx = ctx,
                                          .connect_ns = connect_ns + at, .tls_ns = tls_ns + at, .total_ns = total_ns + at,
-                                         .checked = started == 0 ? checked : NULL, .checked_len = sizeof(checked)};
+                                         .checked = started == 0 ? checked : NULL, .checked_len = sizeof(checked),
+                                         .negotiated = started == 0 ? &negotiated : NULL};
         if (threads == 1)
             get_thread_main(&t[0]);                          /* no thread for one client */
         else if (pthread_create(&ids[started], NULL, get_thread_main, &t[started]) != 0)
@@ -261,6 +269,7 @@ int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void 
         printf(",\"checked\":");
         json_string(checked);
     }
+    json_negotiated(&negotiated);
     if (why[0]) {
         printf(",\"error\":");
         json_string(why);

@@ -34,9 +34,10 @@ void sp_served_line(int connections, uint64_t cpu_ns);
  * line printed. */
 int sp_concurrency(const char *arg);
 /* One GET to 127.0.0.1:PORT by the backend: 1 and its connect, pretransfer and total times, or 0 with `why`.
- * When `checked` is not NULL (the first request), the handshake's negotiation is checked and described there. */
+ * When `checked` is not NULL (the first request), the handshake's negotiation is checked and described there, and
+ * what the connection negotiated is recorded in `negotiated` (where the backend can). */
 typedef int (*sp_one_get)(void *ctx, int port, uint64_t times[3], char *why, size_t why_len, char *checked,
-                          size_t checked_len);
+                          size_t checked_len, sp_negotiated *negotiated);
 /* The handshake case a loopback command's arguments name (tls/handshake/PROTO/GROUP/CERT/CTX), split; 0 when
  * it does not fit. */
 int sp_handshake_name(case_name *name, const char *proto, const char *group, const char *cert, const char *ctx);
@@ -45,7 +46,8 @@ int sp_request_count(const char *arg);
 /* The client: `count` GETs one after another from each of `threads` client threads at once (`get` must then be
  * safe to run in several threads), then one {"type":"requests",...} line with each request's times, the whole
  * loop's wall time (loop_ns), the process's CPU time in it (cpu_ns) and "threads"; the first thread's first
- * request is checked. 0 when all succeeded. */
+ * request is checked ("checked") and what it negotiated recorded ("negotiated", main.c's keys). 0 when all
+ * succeeded. */
 int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void *ctx);
 /* ---- HTTPS over TCP (https.c): the commands, with a backend's TLS on a connected socket ---- */
 
@@ -53,6 +55,10 @@ int sp_https_get_clients(int port, int count, int threads, sp_one_get get, void 
 typedef struct {
     void *tls;
     int fd;
+    /* A client's checked connection: where the backend records what it negotiated, from the handshake (connect)
+     * to close (so a TLS 1.3 server's tickets, read with the response, count to its bytes); NULL: not recorded.
+     * A backend that cannot record leaves it untouched (then no "negotiated" in the reply). */
+    sp_negotiated *negotiated;
 } sp_tls_socket;
 
 /* What a backend gives the HTTPS commands (its loopback.c defines SP_HTTPS): its configuration of a handshake

@@ -157,6 +157,22 @@ static const char *status_type(prep_status status)
     return status == PREP_NA ? "na" : status == PREP_UNKNOWN ? "unknown" : "error";
 }
 
+/* ,"negotiated":{...} with what is known of it (codepoints as numbers; Python names them). */
+void json_negotiated(const sp_negotiated *n)
+{
+    if (!n->known)
+        return;
+    const char *keys[] = {"version", "group", "suite", "signature", "hello_retry", "client_bytes", "server_bytes"};
+    int64_t values[] = {n->version, n->group, n->suite, n->signature, n->hello_retry, n->client_bytes,
+                        n->server_bytes};
+    int fields = 0;
+    printf(",\"negotiated\":{");
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (values[i] != SP_UNKNOWN)
+            printf("%s\"%s\":%lld", fields++ ? "," : "", keys[i], (long long)values[i]);
+    printf("}");
+}
+
 static void emit_prepared(const bench_case *c)
 {
     printf("{\"type\":\"prepared\",\"case\":");
@@ -170,6 +186,7 @@ static void emit_prepared(const bench_case *c)
         printf(",\"checked\":");
         json_string(c->checked);
     }
+    json_negotiated(&c->negotiated);
     printf("}\n");
     fflush(stdout);
 }

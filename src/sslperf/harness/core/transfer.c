@@ -140,6 +140,8 @@ prep_status sp_prepare_transfer(const case_name *name, const sp_transfer_ops *op
         status = prep_error(res, "out of memory for %zu-byte buffers", s->size);
     if (status == PREP_OK)
         status = check_first(s, res, out->checked, sizeof(out->checked));
+    if (status == PREP_OK && ops->negotiated)
+        ops->negotiated(s->pair, &out->negotiated);
     if (sp_take(status, out, s, release_transfer, UNIT_BYTES, s->size) != PREP_OK)
         return status;
     out->run = run_transfer;

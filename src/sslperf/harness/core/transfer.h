@@ -27,6 +27,8 @@ typedef struct {
     int (*write)(void *pair, const unsigned char *buf, int len);
     int (*read)(void *pair, unsigned char *buf, int len);
     void (*release)(void *pair);    /* what connect made, also when it failed; the core frees the pair */
+    /* Optional (NULL: not recorded): what the checked connection negotiated, once check passed, into `n`. */
+    void (*negotiated)(void *pair, sp_negotiated *n);
 } sp_transfer_ops;
 
 /* A transfer case (`name`: tls/transfer/PROTO/SUITE/SIZE) over the backend's `ops`, checked and ready to time. */

@@ -1,5 +1,7 @@
 /* libssl on a connected socket, for the HTTPS commands over loopback TCP (core/https.c: https-server, https-get).
- * Its contexts are shared across server workers and client threads.
+ * Its contexts are shared across server workers and client threads. The checked connection's negotiation is
+ * recorded from its handshake to its close (tls_watch.h): the messages it received, the records each side sent
+ * for the handshake and the records carrying a TLS 1.3 server's tickets, which come before the response.
  * (Handshakes across threads on one shared SSL_CTX pair: `harness threads CASE N MS shared`, threads.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -11,8 +13,12 @@
 #include "families.h"
 #include "loopback.h"
 #include "tls.h"
+#include "tls_watch.h"
 
 #include <openssl/ssl.h>
+
+/* The one connection a client process records (its first thread's first request): past its handshake. */
+static tls_after watched_after;
 
 static prep_status parse(const case_name *name, void *config, prep_result *res)
 {
@@ -55,6 +61,8 @@ static void *client_context(const void *config, const char *ca_file, prep_result
 static void close_tls(sp_tls_socket *conn, int server)
 {
     (void)server;
+    if (conn->tls && conn->negotiated)
+        tls_watched(conn->tls, conn->negotiated);      /* before the close_notify: the record ends here */
     if (conn->tls) {
         SSL_shutdown(conn->tls);
         SSL_free(conn->tls);
@@ -65,8 +73,13 @@ static void close_tls(sp_tls_socket *conn, int server)
 static int connect_tls(void *context, sp_tls_socket *conn, char *why, size_t why_len)
 {
     SSL *ssl = conn->tls = SSL_new(context);
-    if (ssl && SSL_set_fd(ssl, conn->fd) && SSL_set_tlsext_host_name(ssl, "localhost") && SSL_connect(ssl) == 1)
+    if (ssl && conn->negotiated)
+        tls_watch(ssl, conn->negotiated);
+    if (ssl && SSL_set_fd(ssl, conn->fd) && SSL_set_tlsext_host_name(ssl, "localhost") && SSL_connect(ssl) == 1) {
+        if (conn->negotiated)
+            tls_watch_after(ssl, &watched_after, conn->negotiated);
         return 1;
+    }
     snprintf(why, why_len, "handshake failed: ");
     ERR_error_string_n(ERR_get_error(), why + strlen(why), why_len - strlen(why));
     close_tls(conn, 0);

@@ -1,4 +1,5 @@
-/* Memory per TLS connection through libssl (core/memory.c drives it): N client/server SSL pairs over BIO pairs.
+/* Memory per TLS connection through libssl (core/memory.c drives it): N client/server SSL pairs over BIO pairs
+ * (DTLS: datagram pipes, dgram_pipe.c).
  *
  *   harness memory tls/handshake/PROTO/GROUP/CERT/shared N
  *
@@ -83,7 +84,7 @@ static int transports(void *p, long n, char *why, size_t why_len)
         ok = ok && (m->bios[side] = calloc((size_t)n, sizeof(BIO *))) != NULL;
     }
     for (long i = 0; ok && i < n; i++)      /* an extra reference each: the BIOs outlive their SSLs */
-        ok = BIO_new_bio_pair(&m->bios[0][i], 0, &m->bios[1][i], 0) && BIO_up_ref(m->bios[0][i])
+        ok = tls_bio_pair(&m->cfg, &m->bios[0][i], &m->bios[1][i]) && BIO_up_ref(m->bios[0][i])
              && BIO_up_ref(m->bios[1][i]);
     return ok;
 }
@@ -97,6 +98,8 @@ static int make_pair(void *p, long i, char *why, size_t why_len)
         return 0;
     SSL_set_bio(client, m->bios[0][i], m->bios[0][i]);    /* each SSL holds one reference of its half */
     SSL_set_bio(server, m->bios[1][i], m->bios[1][i]);
+    if (m->cfg.dtls && !(SSL_set_mtu(client, DTLS_MTU) && SSL_set_mtu(server, DTLS_MTU)))
+        return 0;
     SSL_set_connect_state(client);
     SSL_set_accept_state(server);
     SSL_set_tlsext_host_name(client, "localhost");

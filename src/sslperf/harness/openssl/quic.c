@@ -16,8 +16,9 @@
  *       ("pretransfer"), the GET on one stream, read to its end. Prints the
  *       connect, pretransfer and total nanoseconds of each, as https-get does.
  *       The first handshake is checked: QUIC, the TLS 1.3 suite, the group
- *       and the ALPN asked. THREADS client threads (default 1) make COUNT
- *       each, at once.
+ *       and the ALPN asked; what that connection negotiated is recorded
+ *       (quic_wire.c) until its response is read. THREADS client threads
+ *       (default 1) make COUNT each, at once.
  *
  * Libraries without a QUIC server (before OpenSSL 3.5; BoringSSL and AWS-LC,
  * whose QUIC API needs an outside QUIC stack; LibreSSL) answer n/a. */
@@ -292,13 +293,17 @@ SSL *quic_client_new(SSL_CTX *ctx, BIO *net, int port)
     return ssl;
 }
 
-SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len)
+SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len, sp_negotiated *watch)
 {
-    SSL *ssl = NULL;
     BIO *net = NULL;
     if ((*fd = quic_udp_socket(port)) < 0 || !(net = BIO_new_dgram(*fd, BIO_NOCLOSE))) {
         snprintf(why, why_len, "cannot open a UDP socket to 127.0.0.1:%d", port);
-    } else if (!(ssl = quic_client_new(ctx, net, port)) || SSL_connect(ssl) != 1) {
+        return NULL;
+    }
+    SSL *ssl = quic_client_new(ctx, net, port);
+    if (ssl && watch)
+        quic_watch(ssl, watch);
+    if (!ssl || SSL_connect(ssl) != 1) {
         snprintf(why, why_len, "QUIC handshake failed: ");
         ERR_error_string_n(ERR_get_error(), why + strlen(why), why_len - strlen(why));
         SSL_free(ssl);
@@ -308,12 +313,14 @@ SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len)
 }
 
 /* One request on a new connection (sp_one_get): 1 and the three times, or 0 with `why` set. */
-static int one_get(void *p, int port, uint64_t times[3], char *why, size_t why_len, char *checked, size_t checked_len)
+static int one_get(void *p, int port, uint64_t times[3], char *why, size_t why_len, char *checked, size_t checked_len,
+                   sp_negotiated *negotiated)
 {
     struct client *c = p;
     uint64_t start = sp_now_ns(SP_WALL);
     int fd = -1, ok = 0;
-    SSL *ssl = quic_connect(c->ctx, port, &fd, why, why_len);
+    sp_negotiated *watch = checked && !checked[0] ? negotiated : NULL;
+    SSL *ssl = quic_connect(c->ctx, port, &fd, why, why_len, watch);
     times[0] = 0;          /* UDP has no connection to make: the handshake is all */
     if (!ssl)
         goto done;
@@ -336,6 +343,8 @@ static int one_get(void *p, int port, uint64_t times[3], char *why, size_t why_l
     if (!ok)
         snprintf(why, why_len, "short response (%zu bytes)", total);
 done:
+    if (ssl && watch)
+        quic_watched(ssl, watch);
     if (ssl) {
         SSL_shutdown_ex(ssl, SSL_SHUTDOWN_FLAG_RAPID, NULL, 0);   /* no terminating period: the next request */
         SSL_free(ssl);

@@ -28,8 +28,13 @@ int quic_udp_socket(int port);
  * peer address, SNI, host check and ALPN set, the handshake not started; NULL when it cannot be made. */
 SSL *quic_client_new(SSL_CTX *ctx, BIO *net, int port);
 /* A blocking QUIC connection of `ctx` to 127.0.0.1:PORT over a new UDP socket (*fd), handshake done, or NULL
- * with `why`. */
-SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len);
+ * with `why`; what it negotiates recorded in `watch` (unless NULL) until quic_watched. */
+SSL *quic_connect(SSL_CTX *ctx, int port, int *fd, char *why, size_t why_len, sp_negotiated *watch);
+/* Record what client connection `conn` negotiates into `n` from now on (quic_wire.c: its TLS handshake's messages,
+ * and the bytes of each side's Initial, Handshake and Retry packets), and end the record (the callback off; the
+ * library's own answers where the messages said nothing; version TLS 1.3). */
+void quic_watch(SSL *conn, sp_negotiated *n);
+void quic_watched(SSL *conn, sp_negotiated *n);
 /* What `ssl` negotiated against `cfg`: QUIC, the suite, the group and the ALPN; "" and `checked` filled, or the
  * problem. */
 void check_quic(const tls_config *cfg, SSL *ssl, char *problem, size_t problem_len, char *checked,

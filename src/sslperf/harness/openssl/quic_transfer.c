@@ -7,11 +7,13 @@
  *       ends, checks every byte against the writer's pattern, answers with
  *       the byte count on the same stream, and prints {"type":"received",...}.
  *   harness quic-transfer-client PORT CA_FILE SUITE SIZE MS
- *       connects (verifying the server), checks QUIC and the suite, writes
- *       SIZE-byte writes on one bidirectional stream for MS milliseconds, ends
- *       the stream and waits for the server's count: the wall time runs until
- *       the reader has everything. Prints {"type":"sent",...} with the
- *       writes, wall and CPU time.
+ *       connects (verifying the server; what it negotiates recorded through
+ *       the handshake, quic_wire.c, the callback off before any data), checks
+ *       QUIC and the suite, writes SIZE-byte writes on one bidirectional
+ *       stream for MS milliseconds, ends the stream and waits for the
+ *       server's count: the wall time runs until the reader has everything.
+ *       Prints {"type":"sent",...} with the writes, wall and CPU time and
+ *       "negotiated".
  *
  * Without a QUIC server in the library, both answer n/a. */
 #define _POSIX_C_SOURCE 200809L
@@ -188,13 +190,16 @@ int quic_transfer_client(int argc, char **argv)
     tls_config cfg;
     prep_result res = {0};
     char why[REASON_MAX] = "", checked[REASON_MAX] = "";
+    sp_negotiated negotiated = {0};
     if (!parse_size(argv[3], &size) || size > MAX_WRITE || ms < 1)
         return json_refusal("error", "quic-transfer-client", "bad size or duration");
     if (quic_transfer_config(argv[2], &cfg, &res) != PREP_OK)
         return json_refusal(res.status == PREP_NA ? "na" : "error", "quic-transfer-client", res.reason);
     SSL_CTX *ctx = tls_client_ctx(&cfg, argv[1]);
     unsigned char *out = malloc(size);
-    SSL *ssl = ctx && out ? quic_connect(ctx, port, &fd, why, sizeof(why)) : NULL;
+    SSL *ssl = ctx && out ? quic_connect(ctx, port, &fd, why, sizeof(why), &negotiated) : NULL;
+    if (ssl)
+        quic_watched(ssl, &negotiated);
     if (ssl)
         check_quic(&cfg, ssl, why, sizeof(why), checked, sizeof(checked));
     if (!ssl || why[0]) {
@@ -226,6 +231,7 @@ int quic_transfer_client(int argc, char **argv)
     json_string(checked);
     printf(",\"cipher\":");
     json_string(SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)));
+    json_negotiated(&negotiated);
     if (why[0]) {
         printf(",\"reason\":");
         json_string(why);

@@ -6,13 +6,14 @@
  *   tls/resume/PROTO/HOW/GROUP/CERT       HOW: ticket | session-id (TLS 1.2)
  *   tls/transfer/PROTO/SUITE/SIZE         bulk transfer after one handshake (transfer.c)
  *
- *   PROTO tls1.2 | tls1.3;  GROUP x25519 | p-256 | p-384 | x25519mlkem768;
- *   CERT rsa-2048 | rsa-3072 | ecdsa-p256 | ecdsa-p384 | ed25519
+ *   PROTO tls1.2 | tls1.3 | dtls1.2 (over datagram pipes, dgram_pipe.c; dtls1.3: n/a, OpenSSL has none);  GROUP default | x25519 | p-256 | p-384 | x25519mlkem768 |
+ *   secp256r1mlkem768 | mlkem768;  CERT rsa-2048 | rsa-3072 | ecdsa-p256 | ecdsa-p384 | ed25519 | ml-dsa-44/65/87
  *
  * One operation is one complete handshake (the client verifies the server's
  * chain against the CA) including SSL_new/SSL_free. The client's and the
  * server's CPU time are kept apart. The first handshake is checked: version,
- * group and cipher as asked, and resumption really resumed. */
+ * group and cipher as asked (`default`: whatever the two sides agree on), and
+ * resumption really resumed; what it negotiated is recorded (core/wire.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ struct tls_state {
     uint64_t client_ns, server_ns;
     char ca_file[600];
     sp_latencies latencies;   /* each handshake's wall time, for the percentiles */
+    sp_negotiated *watch;     /* while checking: where the handshake's negotiation is recorded */
 };
 
 /* A TLS 1.3 session comes after the handshake, one per ticket. BoringSSL and
@@ -73,19 +75,23 @@ static int handshake(struct tls_state *s, SSL **keep_client)
     SSL_CTX *cctx = s->cfg.new_ctx ? tls_client_ctx(&s->cfg, s->ca_file) : s->client_ctx;
     SSL *client = cctx ? SSL_new(cctx) : NULL;
     s->client_ns += sp_now_ns(SP_THREAD_CPU) - t0;
+    if (client && s->watch)
+        tls_watch(client, s->watch);
     SSL *server = SSL_new(s->server_ctx);
     BIO *cbio = NULL, *sbio = NULL;
-    int ok = client && server && BIO_new_bio_pair(&cbio, 0, &sbio, 0);
+    int ok = client && server && tls_bio_pair(&s->cfg, &cbio, &sbio);
     if (ok) {
         SSL_set_bio(client, cbio, cbio);
         SSL_set_bio(server, sbio, sbio);
+        if (s->cfg.dtls)
+            ok = SSL_set_mtu(client, DTLS_MTU) && SSL_set_mtu(server, DTLS_MTU);
         SSL_set_connect_state(client);
         SSL_set_accept_state(server);
         SSL_set_tlsext_host_name(client, "localhost");
 #if SP_BSSL
         SSL_set_app_data(client, s);      /* for keep_ticket */
 #endif
-        if (s->session)
+        if (ok && s->session)
             ok = SSL_set_session(client, s->session);
     }
     int client_done = 0, server_done = 0;
@@ -181,11 +187,16 @@ static void release_tls(void *p)
 }
 
 /* The first handshake, kept and checked: what was asked is what was got. */
-static prep_status check_first(struct tls_state *s, prep_result *res, char *checked, size_t checked_len)
+static prep_status check_first(struct tls_state *s, prep_result *res, char *checked, size_t checked_len,
+                               sp_negotiated *negotiated)
 {
     SSL *client = NULL;
-    if (!handshake(s, &client))
+    s->watch = negotiated;
+    int ok = handshake(s, &client);
+    s->watch = NULL;
+    if (!ok)
         return prep_error(res, "the handshake failed");
+    tls_watched(client, negotiated);
     char problem[200] = "";
     if (SSL_version(client) != s->cfg.proto)
         snprintf(problem, sizeof(problem), "negotiated %s, not the version asked", SSL_get_version(client));
@@ -235,9 +246,9 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
     }
 #endif
     if (status == PREP_OK)
-        status = check_first(s, res, out->checked, sizeof(out->checked));
-    if (status == PREP_OK && s->cfg.resume)
-        status = check_first(s, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
+        status = check_first(s, res, out->checked, sizeof(out->checked), &out->negotiated);
+    if (status == PREP_OK && s->cfg.resume)   /* now resuming: check that it does, and record what it negotiates */
+        status = check_first(s, res, out->checked, sizeof(out->checked), &out->negotiated);
     if (sp_take(status, out, s, release_tls, UNIT_OPS, 0) != PREP_OK)
         return status;
     s->client_ns = s->server_ns = 0;

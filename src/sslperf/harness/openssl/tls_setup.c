@@ -25,25 +25,29 @@
 
 /* OpenSSL's names for the rows of tls_names.h's tables, in their order. */
 static const struct {
-    const char *list_name;    /* for SSL_CTX_set1_groups_list */
+    const char *list_name;    /* for SSL_CTX_set1_groups_list (NULL: the library's default list) */
     int nid;                  /* what OpenSSL 3 reports for it, when it has a NID */
 } GROUPS[] = {
-    {"X25519", NID_X25519}, {"P-256", NID_X9_62_prime256v1}, {"P-384", NID_secp384r1}, {"X25519MLKEM768", NID_undef},
+    {NULL, NID_undef}, {"X25519", NID_X25519}, {"P-256", NID_X9_62_prime256v1}, {"P-384", NID_secp384r1},
+    {"X25519MLKEM768", NID_undef}, {"SecP256r1MLKEM768", NID_undef}, {"MLKEM768", NID_undef},
 };
 SP_TLS_SAME_ROWS(GROUPS, GROUPS);
 
 static const struct {
-    int type, param;        /* EVP_PKEY_RSA bits / EVP_PKEY_EC curve / EVP_PKEY_ED25519 */
+    int type, param;        /* EVP_PKEY_RSA bits / EVP_PKEY_EC curve / EVP_PKEY_ED25519 / EVP_PKEY_NONE: by name */
+    const char *name;       /* OpenSSL 3.5+'s name of a key it makes by name (ML-DSA) */
 } CERTS[] = {
-    {EVP_PKEY_RSA, 2048}, {EVP_PKEY_RSA, 3072}, {EVP_PKEY_EC, NID_X9_62_prime256v1}, {EVP_PKEY_EC, NID_secp384r1},
-    {EVP_PKEY_ED25519, 0},
+    {EVP_PKEY_RSA, 2048, NULL}, {EVP_PKEY_RSA, 3072, NULL}, {EVP_PKEY_EC, NID_X9_62_prime256v1, NULL},
+    {EVP_PKEY_EC, NID_secp384r1, NULL}, {EVP_PKEY_ED25519, 0, NULL}, {EVP_PKEY_NONE, 0, "ML-DSA-44"},
+    {EVP_PKEY_NONE, 0, "ML-DSA-65"}, {EVP_PKEY_NONE, 0, "ML-DSA-87"},
 };
 SP_TLS_SAME_ROWS(CERTS, CERTS);
 
 /* The TLS 1.3 suite, and the TLS 1.2 ones for an ECDSA and an RSA certificate. */
 static const struct {
-    const char *tls13, *tls12_ecdsa, *tls12_rsa;
+    const char *tls13, *tls12_ecdsa, *tls12_rsa;     /* NULL: the library's default lists */
 } SUITES[] = {
+    {NULL, NULL, NULL},
     {"TLS_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
     {"TLS_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
     {"TLS_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
@@ -52,7 +56,11 @@ SP_TLS_SAME_ROWS(SUITES, SUITES);
 
 static void from_case(const sp_tls_case *c, tls_config *cfg)
 {
-    cfg->proto = c->tls13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+#ifdef DTLS1_3_VERSION
+    cfg->proto = c->dtls ? (c->tls13 ? DTLS1_3_VERSION : DTLS1_2_VERSION) : c->tls13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+#else
+    cfg->proto = c->dtls ? (c->tls13 ? 0 : DTLS1_2_VERSION) : c->tls13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+#endif
     cfg->group_row = c->group;
     cfg->cert_row = c->cert;
     cfg->suite_row = c->suite;
@@ -60,6 +68,7 @@ static void from_case(const sp_tls_case *c, tls_config *cfg)
     cfg->cert = SP_TLS_CERTS[c->cert].name;
     cfg->new_ctx = c->new_ctx;
     cfg->resume = c->resume;
+    cfg->dtls = c->dtls;
 }
 
 prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res)
@@ -68,6 +77,8 @@ prep_status tls_parse(const case_name *name, tls_config *cfg, prep_result *res)
     prep_status status = sp_tls_parse(name, &c, res);
     if (status == PREP_OK)
         from_case(&c, cfg);
+    if (status == PREP_OK && cfg->proto == 0)        /* OpenSSL up to 4.0 has no DTLS1_3_VERSION */
+        return prep_na(res, "this library has no DTLS 1.3 (its headers define no DTLS1_3_VERSION)");
     return status;
 }
 
@@ -82,6 +93,13 @@ prep_status tls_transfer_config(const char *proto, const char *suite, tls_config
 
 static EVP_PKEY *make_key(int c)
 {
+    if (CERTS[c].name) {
+#if SP_OSSL_PQC
+        return EVP_PKEY_Q_keygen(NULL, NULL, CERTS[c].name);
+#else
+        return NULL;     /* answered n/a: "cannot make ml-dsa-65 keys" */
+#endif
+    }
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(CERTS[c].type, NULL);
     EVP_PKEY *key = NULL;
     int ok = ctx && EVP_PKEY_keygen_init(ctx) > 0
@@ -165,25 +183,29 @@ static int write_ca_file(X509 *ca, char *path, size_t len)
 
 static int configure(SSL_CTX *ctx, const tls_config *cfg, int server)
 {
-    const char *list = GROUPS[cfg->group_row].list_name;
+    const char *list = GROUPS[cfg->group_row].list_name;   /* NULL: `default`, the library's own list */
     int rsa = SP_TLS_CERTS[cfg->cert_row].rsa, curve_row = SP_TLS_CERTS[cfg->cert_row].curve_group;
     char both[64];
     /* TLS 1.2 uses the group list for the ECDSA certificate's curve too. */
     const char *cert_curve = curve_row >= 0 ? GROUPS[curve_row].list_name : NULL;
-    if (cfg->proto == TLS1_2_VERSION && cert_curve && strcmp(cert_curve, list) != 0) {
+    int tls12 = cfg->proto == TLS1_2_VERSION || cfg->proto == DTLS1_2_VERSION;
+    if (list && tls12 && cert_curve && strcmp(cert_curve, list) != 0) {
         snprintf(both, sizeof(both), "%s:%s", list, cert_curve);
         list = both;
     }
     int ok = SSL_CTX_set_min_proto_version(ctx, cfg->proto) && SSL_CTX_set_max_proto_version(ctx, cfg->proto)
-             && SSL_CTX_set1_groups_list(ctx, list);
-    if (ok && cfg->proto == TLS1_2_VERSION)
-        ok = SSL_CTX_set_cipher_list(ctx, rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa);
+             && (!list || SSL_CTX_set1_groups_list(ctx, list));
+    const char *suites12 = rsa ? SUITES[cfg->suite_row].tls12_rsa : SUITES[cfg->suite_row].tls12_ecdsa;
+    if (ok && tls12 && suites12)
+        ok = SSL_CTX_set_cipher_list(ctx, suites12);
 #if !SP_BORINGSSL
-    if (ok && cfg->proto == TLS1_3_VERSION)
+    if (ok && cfg->proto == TLS1_3_VERSION && SUITES[cfg->suite_row].tls13)
         ok = SSL_CTX_set_ciphersuites(ctx, SUITES[cfg->suite_row].tls13);
 #endif
     if (ok && server && cfg->resume == 2)
         SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    if (cfg->dtls)             /* no socket to ask: every connection gets DTLS_MTU (tls_bio_pair's caller sets it) */
+        SSL_CTX_set_options(ctx, SSL_OP_NO_QUERY_MTU);
     return ok;
 }
 
@@ -193,6 +215,8 @@ static const SSL_METHOD *method(const tls_config *cfg, int server)
     if (cfg->quic)
         return server ? OSSL_QUIC_server_method() : OSSL_QUIC_client_method();
 #endif
+    if (cfg->dtls)             /* no cookie exchange (SSL_OP_COOKIE_EXCHANGE): in memory nobody spoofs an address */
+        return server ? DTLS_server_method() : DTLS_client_method();
     return cfg->quic ? NULL : server ? TLS_server_method() : TLS_client_method();
 }
 
@@ -226,8 +250,8 @@ prep_status tls_make_ctxs(tls_config *cfg, SSL_CTX **server, SSL_CTX **client, c
         *server = method(cfg, 1) ? SSL_CTX_new(method(cfg, 1)) : NULL;
         if (!*server || !configure(*server, cfg, 1) || !SSL_CTX_use_certificate(*server, leaf)
             || !SSL_CTX_use_PrivateKey(*server, key))
-            status = prep_na(res, "the server cannot be set up for %s with %s and %s", cfg->proto == TLS1_3_VERSION
-                             ? "TLS 1.3" : "TLS 1.2", cfg->group, cfg->cert);
+            status = prep_na(res, "the server cannot be set up for %s with %s and %s", cfg->dtls ? "DTLS 1.2"
+                             : cfg->proto == TLS1_3_VERSION ? "TLS 1.3" : "TLS 1.2", cfg->group, cfg->cert);
     }
     if (status == PREP_OK && !(*client = tls_client_ctx(cfg, ca_file)))
         status = prep_na(res, "the client cannot be set up for group %s", cfg->group);
@@ -262,6 +286,8 @@ int pem_certs(const char *dir)
     for (size_t c = 0; ok && c < SP_TLS_N_CERTS; c++) {
         char file[64];
         EVP_PKEY *key = make_key((int)c);
+        if (!key && SP_TLS_CERTS[c].mldsa)
+            continue;    /* a library without ML-DSA (before 3.5): no file, and those cases say n/a */
         X509 *leaf = key ? certificate(key, "localhost", ca, ca_key, 0) : NULL;
         snprintf(file, sizeof(file), "%s.pem", SP_TLS_CERTS[c].name);
         ok = leaf && write_pem(dir, file, leaf, NULL);
@@ -293,11 +319,14 @@ int tls_cipher_ok(const tls_config *cfg, const SSL *client)
 {
     const SSL_CIPHER *cipher = SSL_get_current_cipher(client);
     sp_tls_case c = {.tls13 = cfg->proto == TLS1_3_VERSION, .cert = cfg->cert_row, .suite = cfg->suite_row};
-    return cipher && SSL_CIPHER_get_protocol_id(cipher) == sp_tls_suite_id(&c);
+    uint16_t asked = sp_tls_suite_id(&c);      /* 0: `default`, whatever the two sides agree on */
+    return cipher && (asked == 0 || SSL_CIPHER_get_protocol_id(cipher) == asked);
 }
 
 int tls_group_ok(const tls_config *cfg, const SSL *client)
 {
+    if (cfg->group_row == SP_TLS_DEFAULT)
+        return 1;         /* whatever the two sides' defaults agree on: recorded, not checked */
 #if SP_BSSL
     return SSL_get_group_id(client) == SP_TLS_GROUPS[cfg->group_row].codepoint;
 #elif SP_OSSL3
@@ -328,6 +357,56 @@ void tls_group_name(const SSL *client, char *out, size_t len)
     (void)client;
     snprintf(out, len, "(not reported by this version)");
 #endif
+}
+
+int tls_bio_pair(const tls_config *cfg, BIO **client, BIO **server)
+{
+    return cfg->dtls ? dgram_pair(client, server) : BIO_new_bio_pair(client, 0, server, 0);
+}
+
+/* The message callback that hands the client's handshake to core/wire.c (`arg`: the sp_negotiated). */
+static void on_message(int sent, int version, int content_type, const void *buf, size_t len, SSL *ssl, void *arg)
+{
+    (void)version;
+    int dtls = SSL_is_dtls(ssl);
+    if (content_type == SSL3_RT_HEADER)
+        sp_wire_record(arg, dtls, sent, buf, len);
+    else if (content_type == SSL3_RT_HANDSHAKE && !sent)
+        sp_wire_message(arg, dtls, buf, len);
+}
+
+void tls_watch(SSL *client, sp_negotiated *n)
+{
+    sp_wire_start(n, SSL_is_dtls(client));
+    SSL_set_msg_callback(client, on_message);
+    SSL_set_msg_callback_arg(client, n);
+}
+
+/* The codepoint of the group the library says it used (the message callback's reading comes first). */
+static int32_t group_codepoint(const SSL *client)
+{
+#if SP_BSSL
+    return SSL_get_group_id(client);
+#elif SP_OSSL3
+    int nid = SSL_get_negotiated_group((SSL *)client);
+    if (nid & TLSEXT_nid_unknown)
+        return nid & 0xffff;
+    for (size_t g = 0; g < SP_TLS_N_GROUPS; g++)
+        if (GROUPS[g].nid != NID_undef && GROUPS[g].nid == nid)
+            return SP_TLS_GROUPS[g].codepoint;
+    return SP_UNKNOWN;
+#else
+    (void)client;
+    return SP_UNKNOWN;
+#endif
+}
+
+void tls_watched(SSL *client, sp_negotiated *n)
+{
+    const SSL_CIPHER *cipher = SSL_get_current_cipher(client);
+    SSL_set_msg_callback(client, NULL);
+    sp_wire_fallback(n, SSL_version(client), group_codepoint(client),
+                     cipher ? SSL_CIPHER_get_protocol_id(cipher) : SP_UNKNOWN, SP_UNKNOWN);
 }
 
 void list_tls(void)

@@ -1,7 +1,11 @@
 /* Bulk transfer in memory through libssl (core/transfer.c times it): after one handshake over a BIO pair, the
  * client SSL_writes and the server SSL_reads.
  *
- *   tls/transfer/PROTO/SUITE/SIZE */
+ *   tls/transfer/PROTO/SUITE/SIZE
+ *
+ * What was negotiated is recorded on a first connection of the same contexts (handshake and tickets, tls_watch):
+ * a record layer made while a message callback is set calls into libssl for every record (OpenSSL 3.2+), which
+ * the timed one must not. The measured connection is checked to agree with it (tls_same_negotiation). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 
@@ -9,6 +13,7 @@
 #include "harness.h"
 #include "families.h"
 #include "tls.h"
+#include "tls_watch.h"
 #include "transfer.h"
 
 #include <openssl/ssl.h>
@@ -18,6 +23,7 @@ struct ssl_pair {
     SSL_CTX *server_ctx, *client_ctx;
     SSL *client, *server;
     char ca_file[600];
+    sp_negotiated negotiated;      /* what the first connection negotiated */
 };
 
 static int write_some(void *p, const unsigned char *buf, int len)
@@ -39,8 +45,8 @@ static void release_pair(void *p)
     SSL_CTX_free(s->server_ctx);
 }
 
-/* A BIO pair that holds a whole write's records, and one handshake. */
-static int handshake(struct ssl_pair *s, size_t size)
+/* A BIO pair that holds a whole write's records, and one handshake (recorded in `watch` unless NULL). */
+static int handshake(struct ssl_pair *s, size_t size, sp_negotiated *watch)
 {
     size_t records = (size + 16383) / 16384;
     size_t buffer = size + records * 64 + 64 * 1024;     /* one write's records: each adds under 64 bytes */
@@ -49,6 +55,8 @@ static int handshake(struct ssl_pair *s, size_t size)
     s->server = SSL_new(s->server_ctx);
     if (!s->client || !s->server || !BIO_new_bio_pair(&cbio, buffer, &sbio, buffer))
         return 0;
+    if (watch)
+        tls_watch(s->client, watch);
     SSL_set_bio(s->client, cbio, cbio);
     SSL_set_bio(s->server, sbio, sbio);
     SSL_set_connect_state(s->client);
@@ -66,7 +74,20 @@ static int handshake(struct ssl_pair *s, size_t size)
     /* TLS 1.3: the client takes the server's session tickets now, not in the timed loop. */
     unsigned char byte;
     int rc = SSL_read(s->client, &byte, 1);
+    if (watch)
+        tls_watched(s->client, watch);
     return rc <= 0 && SSL_get_error(s->client, rc) == SSL_ERROR_WANT_READ;
+}
+
+/* The recorded connection: another pair of the same contexts, freed once its handshake is read. */
+static int record_negotiation(struct ssl_pair *s)
+{
+    struct ssl_pair first = *s;
+    first.client = first.server = NULL;
+    int ok = handshake(&first, 0, &s->negotiated);
+    SSL_free(first.client);
+    SSL_free(first.server);
+    return ok;
 }
 
 static prep_status connect_pair(void *p, const char *proto, const char *suite, size_t size, prep_result *res)
@@ -75,7 +96,9 @@ static prep_status connect_pair(void *p, const char *proto, const char *suite, s
     prep_status status = tls_transfer_config(proto, suite, &s->cfg, res);
     if (status == PREP_OK)
         status = tls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, s->ca_file, sizeof(s->ca_file), res);
-    return status == PREP_OK && !handshake(s, size) ? prep_error(res, "the handshake failed") : status;
+    if (status == PREP_OK && !record_negotiation(s))
+        return prep_error(res, "the handshake failed");
+    return status == PREP_OK && !handshake(s, size, NULL) ? prep_error(res, "the handshake failed") : status;
 }
 
 static prep_status check(void *p, prep_result *res, char *seen, size_t seen_len)
@@ -89,12 +112,21 @@ static prep_status check(void *p, prep_result *res, char *seen, size_t seen_len)
             return prep_na(res, "BoringSSL chooses the TLS 1.3 cipher suite itself (it negotiated %s)", cipher);
         return prep_error(res, "negotiated cipher %s", cipher);
     }
+    char differs[REASON_MAX];
+    tls_same_negotiation(s->client, &s->negotiated, differs, sizeof(differs));
+    if (differs[0])
+        return prep_error(res, "%s", differs);
     snprintf(seen, seen_len, "%s %s", SSL_get_version(s->client), cipher);
     return PREP_OK;
 }
 
+static void negotiated(void *p, sp_negotiated *n)
+{
+    *n = ((struct ssl_pair *)p)->negotiated;
+}
+
 static const sp_transfer_ops SSL_TRANSFER = {
-    "SSL_write", sizeof(struct ssl_pair), connect_pair, check, write_some, read_some, release_pair,
+    "SSL_write", sizeof(struct ssl_pair), connect_pair, check, write_some, read_some, release_pair, negotiated,
 };
 
 prep_status prepare_transfer(const case_name *name, bench_case *out, prep_result *res)

@@ -3,13 +3,19 @@
  *   harness transfer-server DIR PROTO SUITE SIZE on|off
  *       listens on 127.0.0.1 (ephemeral port), prints {"type":"listening",...}
  *       with the port, the CA file and whether this kernel has the `tls`
- *       module; takes one connection, reads until the client closes, checks
- *       every byte against the writer's pattern, prints {"type":"received",...}.
+ *       module; takes the client's recorded connection (a handshake, closed),
+ *       then the measured one: reads until the client closes, checks every
+ *       byte against the writer's pattern, prints {"type":"received",...}.
  *   harness transfer-client PORT CA_FILE PROTO SUITE SIZE MS on|off
- *       connects, handshakes (verifying the server), writes SIZE-byte writes
- *       for MS milliseconds, closes; prints {"type":"sent",...} with the bytes,
- *       wall and CPU time, and whether the connection really sent through
- *       the kernel (BIO_get_ktls_send).
+ *       first records what a connection negotiates (a handshake watched, the
+ *       server's tickets read, closed; kernel TLS off: the records must pass
+ *       through libssl), then connects again, handshakes (verifying the
+ *       server), checks the suite and that it negotiated as recorded, writes
+ *       SIZE-byte writes for MS milliseconds, closes; prints {"type":"sent",...}
+ *       with the bytes, wall and CPU time, whether the connection really sent
+ *       through the kernel (BIO_get_ktls_send), and "negotiated". (A record
+ *       layer made while a message callback is set calls into libssl for every
+ *       record on OpenSSL 3.2+: the measured connection has none.)
  *
  * With `on`, both sides set SSL_OP_ENABLE_KTLS; whether the library then
  * hands the keys to the kernel depends on the library (built with
@@ -21,6 +27,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +39,7 @@
 #include "families.h"
 #include "loopback.h"
 #include "tls.h"
+#include "tls_watch.h"
 
 #include <openssl/ssl.h>
 
@@ -90,6 +98,56 @@ static const char *library_ktls(void)
 #endif
 }
 
+/* The next connection to `fd`, waited for 30 s at most; -1 without one. */
+static int accept_within(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    return poll(&pfd, 1, 30000) > 0 ? accept(fd, NULL, NULL) : -1;
+}
+
+/* The client's recorded connection: its handshake, then read until its close_notify, and ours. */
+static void serve_recorded(SSL_CTX *server, int fd)
+{
+    int conn = accept_within(fd);
+    SSL *ssl = conn >= 0 ? SSL_new(server) : NULL;
+    char buf[256];
+    if (ssl && SSL_set_fd(ssl, conn) && SSL_accept(ssl) == 1) {
+        while (SSL_read(ssl, buf, sizeof(buf)) > 0)
+            ;
+        SSL_shutdown(ssl);
+    }
+    SSL_free(ssl);
+    if (conn >= 0)
+        close(conn);
+    ERR_clear_error();
+}
+
+/* What a connection of `ctx` to the server negotiates, recorded in `n` (tls_watch.h): its handshake, and the
+ * records carrying the server's tickets, read on the way to its close_notify. 1, or 0 if it could not connect. */
+static int record_negotiation(SSL_CTX *ctx, int port, sp_negotiated *n)
+{
+    int fd = sp_connect_loopback(port);
+    SSL *ssl = fd >= 0 ? SSL_new(ctx) : NULL;
+    tls_after after;
+    char buf[256];
+    int ok = ssl && SSL_set_fd(ssl, fd) && SSL_set_tlsext_host_name(ssl, "localhost");
+    if (ok)
+        tls_watch(ssl, n);
+    ok = ok && SSL_connect(ssl) == 1;
+    if (ok) {
+        tls_watch_after(ssl, &after, n);
+        if (SSL_shutdown(ssl) == 0)
+            while (SSL_read(ssl, buf, sizeof(buf)) > 0)
+                ;
+        tls_watched(ssl, n);
+    }
+    SSL_free(ssl);
+    if (fd >= 0)
+        close(fd);
+    ERR_clear_error();
+    return ok;
+}
+
 static prep_status setup(const char *proto, const char *suite, const char *ktls, SSL_CTX **server, SSL_CTX **client,
                          char *ca_file, size_t ca_len, prep_result *res)
 {
@@ -116,6 +174,7 @@ int transfer_server(int argc, char **argv)
     prep_result res = {0};
     char ca_file[600], kernel[200];
     size_t size = 0;
+    signal(SIGPIPE, SIG_IGN);         /* a client gone before our close_notify is no crash */
     setenv("SSLPERF_CERT_DIR", argv[0], 1);
     if (!parse_size(argv[3], &size) || size > MAX_WRITE)
         return json_refusal("error", "transfer-server", "the write size must be 1 to 16777216 bytes");
@@ -135,8 +194,8 @@ int transfer_server(int argc, char **argv)
     printf("}\n");
     fflush(stdout);
     unsigned char *expected = malloc(size), *buf = malloc(size < 65536 ? 65536 : size);
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    int conn = expected && buf && poll(&pfd, 1, 30000) > 0 ? accept(fd, NULL, NULL) : -1;
+    serve_recorded(server, fd);
+    int conn = expected && buf ? accept_within(fd) : -1;
     SSL *ssl = conn >= 0 ? SSL_new(server) : NULL;
     uint64_t received = 0, mismatched = 0, cpu0 = sp_now_ns(SP_PROCESS_CPU);
     int ok = ssl && SSL_set_fd(ssl, conn) && SSL_accept(ssl) == 1;
@@ -186,8 +245,11 @@ int transfer_client(int argc, char **argv)
     if (tls_transfer_config(argv[2], argv[3], &cfg, &res) != PREP_OK)
         return json_refusal("error", "transfer-client", res.reason);
     SSL_CTX *ctx = tls_client_ctx(&cfg, argv[1]);
+    sp_negotiated negotiated = {0};
+    if (!ctx || !record_negotiation(ctx, port, &negotiated))
+        return json_refusal("error", "transfer-client", "cannot connect and handshake with the server");
 #ifdef SSL_OP_ENABLE_KTLS
-    if (ctx && want_ktls(argv[6]))
+    if (want_ktls(argv[6]))
         SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS);
 #endif
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -209,6 +271,10 @@ int transfer_client(int argc, char **argv)
         snprintf(why, sizeof(why), "negotiated cipher %s, not the one asked", got);
         return json_refusal("error", "transfer-client", why);
     }
+    char differs[REASON_MAX];
+    tls_same_negotiation(ssl, &negotiated, differs, sizeof(differs));
+    if (differs[0])
+        return json_refusal("error", "transfer-client", differs);
     fill_pattern(out, size, 7);
     if (getenv("SSLPERF_TRANSFER_FLIP_A_BYTE"))     /* lets a test see that the reader's check catches it */
         out[size / 2] ^= 1;
@@ -234,6 +300,7 @@ int transfer_client(int argc, char **argv)
            (unsigned long long)(writes * size), (unsigned long long)wall, (unsigned long long)cpu,
            sent_by_kernel ? "true" : "false");
     json_string(SSL_CIPHER_get_name(SSL_get_current_cipher(ssl)));
+    json_negotiated(&negotiated);
     printf("}\n");
     SSL_free(ssl);
     close(fd);

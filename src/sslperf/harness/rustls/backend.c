@@ -64,6 +64,7 @@ void sp_backend_info(void)
     const char *name = strrchr(sp_library_version(), '/');
     json_string(name ? name + 1 : "");
     printf(",\"fips\":%s}", provider && rustls_crypto_provider_fips(provider) ? "true" : "false");
+    rustls_crypto_provider_free(provider);
     printf(",\"deterministic_rand\":");
     json_string(sp_deterministic_state());
 }

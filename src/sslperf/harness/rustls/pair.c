@@ -1,5 +1,6 @@
 /* The in-memory transport of a rustls client and server in one process: each direction's records in a pipe,
- * moved by rustls-ffi's read and write callbacks, and the exchanges of a handshake. */
+ * moved by rustls-ffi's read and write callbacks, and the exchanges of a handshake; a watched pair's records are
+ * read on their way (watch.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +90,14 @@ unsigned int rtls_step(rtls_pair *pair, int *moved)
     uint64_t t0 = rtls_now(pair);
     int ok = rtls_flush(pair->client, &pair->to_server, moved);
     uint64_t t1 = rtls_now(pair);
+    if (ok && pair->watch)
+        rtls_watch_bytes(pair->watch, 1, pair->to_server.data, pair->to_server.len);
     if (ok && pair->to_server.len)
         rc = feed(pair->server, &pair->to_server);
     ok = ok && rc == RUSTLS_RESULT_OK && rtls_flush(pair->server, &pair->to_client, moved);
     uint64_t t2 = rtls_now(pair);
+    if (ok && pair->watch)
+        rtls_watch_bytes(pair->watch, 0, pair->to_client.data, pair->to_client.len);
     if (ok && pair->to_client.len)
         rc = feed(pair->client, &pair->to_client);
     uint64_t t3 = rtls_now(pair);

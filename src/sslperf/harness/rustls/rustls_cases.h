@@ -1,5 +1,6 @@
-/* The rustls backend's TLS cases: configuration (config.c), the in-memory pair (pair.c), shared by tls.c
- * (handshakes, resumption), transfer.c (bulk transfer), memory.c and loopback.c. */
+/* The rustls backend's TLS cases: configuration (config.c), the in-memory pair (pair.c) and what a connection
+ * negotiated (watch.c), shared by tls.c (handshakes, resumption), transfer.c (bulk transfer), memory.c and
+ * loopback.c. */
 #ifndef SSLPERF_RUSTLS_CASES_H
 #define SSLPERF_RUSTLS_CASES_H
 
@@ -31,12 +32,35 @@ rustls_io_result rtls_pipe_read(void *reader, uint8_t *buf, size_t n, size_t *ou
 /* Everything `conn` has to send, into `pipe` (*moved set when something was); 0 on failure. */
 int rtls_flush(struct rustls_connection *conn, rtls_pipe *pipe, int *moved);
 
+/* What a client's connection negotiated, read from the bytes it sends and receives (watch.c; rustls-ffi has no
+ * message callback): each record counted to the side that sent it, and the server's plaintext handshake messages
+ * (ServerHello or HelloRetryRequest; TLS 1.2's Certificate and ServerKeyExchange too) handed to core/wire.c. */
+typedef struct {
+    uint8_t header[5];
+    size_t have, left;           /* the header's bytes so far; then the record's body bytes still to come */
+} rtls_records;
+
+typedef struct {
+    sp_negotiated *n;
+    int ciphered;                /* the server's handshake records are encrypted from here on (TLS 1.2, after CCS) */
+    rtls_records side[2];        /* [0]: the server's records, [1]: the client's */
+    size_t have, want;           /* the current message's bytes so far, and its whole length (0: header not read) */
+    unsigned char msg[16384];    /* the current message, when it fits (a longer one is counted, not read) */
+} rtls_watch;
+
+void rtls_watch_start(rtls_watch *w, sp_negotiated *n);
+/* `len` more bytes of the stream the client sent (`sent`) or received: whole records or any part of them. */
+void rtls_watch_bytes(rtls_watch *w, int sent, const uint8_t *p, size_t len);
+/* The connection done with: what the records did not say, from rustls-ffi's getters on the client. */
+void rtls_watch_end(rtls_watch *w, const struct rustls_connection *client);
+
 /* A client and a server connection over two pipes, and each side's CPU time while `timed`. */
 typedef struct {
     struct rustls_connection *client, *server;
     rtls_pipe to_server, to_client;
     uint64_t client_ns, server_ns;
     int timed;
+    rtls_watch *watch;           /* non-NULL: every record through rtls_step is read there */
 } rtls_pair;
 
 /* The thread's CPU clock while the pair is timed, else 0: a clock read costs a system call, and a handshake
@@ -69,10 +93,13 @@ unsigned int rtls_step(rtls_pair *pair, int *moved);
 int rtls_exchange(rtls_pair *pair, int rounds, prep_result *res);
 void rtls_close(rtls_pair *pair);     /* frees both connections; the pipes stay for the next pair */
 void rtls_pipes_free(rtls_pair *pair);
-/* What a handshake negotiated, checked against `cfg` (and whether it resumed): `problem` is "" when it is
- * what was asked, "group:NAME" when only the group differs; `checked` then says what was seen. */
+/* What a handshake negotiated, checked against `cfg` (and whether it resumed; a `default` group or suite is not
+ * checked): `problem` is "" when it is what was asked, "group:NAME" when only the group differs; `checked` then
+ * says what was seen. */
 void rtls_check(const rtls_config *cfg, const rtls_pair *pair, int expect_resumed, char *problem, size_t problem_len,
                 char *checked, size_t checked_len);
+/* The case is n/a because the build negotiates `negotiated`, not the case's group: why, for its provider. */
+void rtls_group_na(const rtls_config *cfg, const char *negotiated, prep_result *res);
 prep_status rtls_fail(prep_result *res, unsigned int result, const char *what);   /* an error naming rustls' result */
 prep_status prepare_rustls_transfer(const case_name *name, bench_case *out, prep_result *res);
 

@@ -16,7 +16,10 @@
  * (the server stores no session and sends no ticket), as rustls' own
  * benchmarks do: rustls-ffi cannot turn a client's resumption off. rustls-ffi
  * cannot choose a key-exchange group either; a case whose group is not the
- * one the build negotiates is n/a and says which one it is. */
+ * one the build negotiates is n/a and says which one it is. A `default`
+ * group takes whatever the provider's defaults agree on (its suites too).
+ * What the checked handshake negotiated (the resumed one's, for resumption)
+ * is recorded, with each side's bytes (pair.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,24 +123,27 @@ static void release_handshakes(void *p)
     free(s);
 }
 
-/* One handshake kept and checked; n/a when the build negotiates another group than the case's. */
-static prep_status check_first(struct handshake_state *s, int expect_resumed, prep_result *res, char *checked,
-                               size_t checked_len)
+/* One handshake kept, checked and recorded in `out`; n/a when the build negotiates another group than the case's. */
+static prep_status check_first(struct handshake_state *s, int expect_resumed, prep_result *res, bench_case *out)
 {
     char problem[200];
+    rtls_watch watch;
+    rtls_watch_start(&watch, &out->negotiated);
+    s->pair.watch = &watch;
     int ok = handshake(s, res);
+    s->pair.watch = NULL;
     if (!ok) {
         if (s->pair.client)
             rtls_close(&s->pair);
         return res->status;
     }
-    rtls_check(&s->cfg, &s->pair, expect_resumed, problem, sizeof(problem), checked, checked_len);
+    rtls_watch_end(&watch, s->pair.client);
+    rtls_check(&s->cfg, &s->pair, expect_resumed, problem, sizeof(problem), out->checked, sizeof(out->checked));
     rtls_close(&s->pair);
-    if (strncmp(problem, "group:", 6) == 0)
-        return prep_na(res, "rustls-ffi cannot be told which key-exchange group to use, and this build negotiates "
-                            "%s (its crypto provider's first choice)%s", problem + 6,
-                       strcmp(SP_TLS_GROUPS[s->cfg.tls.group].name, "x25519mlkem768") == 0
-                           ? "; a rustls+pq-first build (aws-lc-rs) negotiates X25519MLKEM768" : "");
+    if (strncmp(problem, "group:", 6) == 0) {
+        rtls_group_na(&s->cfg, problem + 6, res);
+        return PREP_NA;
+    }
     if (problem[0])
         return prep_error(res, "%s", problem);
     return PREP_OK;
@@ -159,13 +165,13 @@ prep_status prepare_tls(const case_name *name, bench_case *out, prep_result *res
         status = probe ? PREP_OK : res->status;
         s->client = probe;
         if (status == PREP_OK)
-            status = check_first(s, 0, res, out->checked, sizeof(out->checked));
+            status = check_first(s, 0, res, out);
         rustls_client_config_free(probe);
         s->client = NULL;
     } else if (status == PREP_OK) {
-        status = check_first(s, 0, res, out->checked, sizeof(out->checked));
+        status = check_first(s, 0, res, out);
         if (status == PREP_OK && s->cfg.tls.resume)
-            status = check_first(s, 1, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
+            status = check_first(s, 1, res, out);   /* now resuming: check that it does, and record what it did */
     }
     if (sp_take(status, out, s, release_handshakes, UNIT_OPS, 0) != PREP_OK)
         return status;

@@ -17,6 +17,7 @@ struct rustls_transfer {
     const struct rustls_client_config *client_config;
     rtls_pair pair;
     rtls_reader reader;          /* the server's place in the pipe of the client's records */
+    sp_negotiated negotiated;    /* what the handshake negotiated (watch.c) */
 };
 
 /* Plaintext into the client, and the records it makes into the pipe. */
@@ -72,9 +73,15 @@ static prep_status connect_pair(void *p, const char *proto, const char *suite, s
     prep_status status = rtls_transfer_config(proto, suite, &s->cfg, res);
     if (status == PREP_OK)
         status = rtls_make_configs(&s->cfg, &s->server_config, &s->client_config, res);
+    rtls_watch watch;
+    rtls_watch_start(&watch, &s->negotiated);
+    s->pair.watch = &watch;
     if (status == PREP_OK
         && !(rtls_connect(&s->pair, s->client_config, s->server_config, res) && rtls_exchange(&s->pair, 16, res)))
         status = res->status;
+    s->pair.watch = NULL;
+    if (status == PREP_OK)
+        rtls_watch_end(&watch, s->pair.client);
     s->reader = (rtls_reader){&s->pair.to_server, 0};
     return status;
 }
@@ -84,12 +91,21 @@ static prep_status check(void *p, prep_result *res, char *seen, size_t seen_len)
     struct rustls_transfer *s = p;
     char problem[200];
     rtls_check(&s->cfg, &s->pair, 0, problem, sizeof(problem), seen, seen_len);
+    if (strncmp(problem, "group:", 6) == 0) {     /* transfers are over X25519, which a pq-first build does not use */
+        rtls_group_na(&s->cfg, problem + 6, res);
+        return PREP_NA;
+    }
     return problem[0] ? prep_error(res, "%s", problem) : PREP_OK;
+}
+
+static void negotiated(void *p, sp_negotiated *n)
+{
+    *n = ((struct rustls_transfer *)p)->negotiated;
 }
 
 static const sp_transfer_ops RUSTLS_TRANSFER = {
     "rustls_connection_write", sizeof(struct rustls_transfer), connect_pair, check, write_some, read_some,
-    release_pair,
+    release_pair, negotiated,
 };
 
 prep_status prepare_rustls_transfer(const case_name *name, bench_case *out, prep_result *res)

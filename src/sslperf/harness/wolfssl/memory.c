@@ -69,6 +69,7 @@ static int make_pair(void *p, long i, char *why, size_t why_len)
     if (!client || !server || wolfSSL_UseSNI(client, WOLFSSL_SNI_HOST_NAME, "localhost", 9) != WOLFSSL_SUCCESS
         || wolfSSL_check_domain_name(client, "localhost") != WOLFSSL_SUCCESS)
         return 0;
+    c->to_server.datagrams = c->to_client.datagrams = m->cfg.tls.dtls;
     wolfSSL_SetIOWriteCtx(client, &c->to_server);
     wolfSSL_SetIOReadCtx(client, &c->to_client);
     wolfSSL_SetIOWriteCtx(server, &c->to_client);

@@ -29,21 +29,25 @@
 
 #define SPLIT_EVERY 8      /* handshakes per one whose client and server sides are timed apart */
 
-/* wolfSSL's constants for tls_names.h's rows, in their order. */
+/* wolfSSL's constants for tls_names.h's rows, in their order (0 and NULL: `default`, nothing set). */
 static const struct {
     int group;
     const char *reported;    /* wolfSSL_get_curve_name's name for it */
 } GROUPS[] = {
+    {0, NULL},
     {WOLFSSL_ECC_X25519, "X25519"},
     {WOLFSSL_ECC_SECP256R1, "SECP256R1"},
     {WOLFSSL_ECC_SECP384R1, "SECP384R1"},
     {WOLFSSL_X25519MLKEM768, "X25519MLKEM768"},
+    {WOLFSSL_SECP256R1MLKEM768, "SecP256r1MLKEM768"},
+    {WOLFSSL_ML_KEM_768, "ML_KEM_768"},
 };
 SP_TLS_SAME_ROWS(GROUPS, GROUPS);
 
 static const struct {
     const char *tls13, *tls12_ecdsa, *tls12_rsa;
 } SUITES[] = {
+    {NULL, NULL, NULL},
     {"TLS13-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
     {"TLS13-AES256-GCM-SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
     {"TLS13-CHACHA20-POLY1305-SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
@@ -52,15 +56,18 @@ SP_TLS_SAME_ROWS(SUITES, SUITES);
 
 /* ---- the transport: a pipe per direction, read through wolfSSL's I/O callbacks ---- */
 
+#define DATAGRAM_HEADER sizeof(uint32_t)
+
 int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 {
     (void)ssl;
     pipe_buf *p = ctx;
+    size_t need = (size_t)sz + (p->datagrams ? DATAGRAM_HEADER : 0);
     if (p->off == p->len)
         p->off = p->len = 0;
-    if (p->len + (size_t)sz > p->cap) {
+    if (p->len + need > p->cap) {
         size_t cap = p->cap ? p->cap : 32768;
-        while (cap < p->len + (size_t)sz)
+        while (cap < p->len + need)
             cap *= 2;
         unsigned char *grown = realloc(p->data, cap);
         if (!grown)
@@ -68,8 +75,14 @@ int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
         p->data = grown;
         p->cap = cap;
     }
+    if (p->datagrams) {
+        uint32_t length = (uint32_t)sz;
+        memcpy(p->data + p->len, &length, DATAGRAM_HEADER);
+        p->len += DATAGRAM_HEADER;
+    }
     memcpy(p->data + p->len, buf, (size_t)sz);
     p->len += (size_t)sz;
+    p->sent += (uint64_t)sz;
     return sz;
 }
 
@@ -77,10 +90,19 @@ int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
 {
     (void)ssl;
     pipe_buf *p = ctx;
-    size_t left = p->len - p->off;
+    size_t left = p->len - p->off, n;
     if (left == 0)
         return WOLFSSL_CBIO_ERR_WANT_READ;
-    size_t n = (size_t)sz < left ? (size_t)sz : left;
+    if (p->datagrams) {            /* one datagram; what does not fit is lost, as a socket would lose it */
+        uint32_t length;
+        memcpy(&length, p->data + p->off, DATAGRAM_HEADER);
+        p->off += DATAGRAM_HEADER;
+        n = length < (size_t)sz ? length : (size_t)sz;
+        memcpy(buf, p->data + p->off, n);
+        p->off += length;
+        return (int)n;
+    }
+    n = (size_t)sz < left ? (size_t)sz : left;
     memcpy(buf, p->data + p->off, n);
     p->off += n;
     return (int)n;
@@ -94,6 +116,7 @@ prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res
     return sp_tls_parse(name, &cfg->tls, res);
 }
 
+/* The case's one suite, or NULL for `default` (the library's own list). */
 static const char *suite_name(const wtls_config *cfg)
 {
     if (cfg->tls.tls13)
@@ -101,14 +124,33 @@ static const char *suite_name(const wtls_config *cfg)
     return SP_TLS_CERTS[cfg->tls.cert].rsa ? SUITES[cfg->tls.suite].tls12_rsa : SUITES[cfg->tls.suite].tls12_ecdsa;
 }
 
-/* Version, the one suite, and the group (with, for TLS 1.2, an ECDSA certificate's curve). */
+/* The protocol's method: (D)TLS 1.2 or 1.3, client or server; NULL where this build has no DTLS of that version. */
+static WOLFSSL_METHOD *method(const wtls_config *cfg, int server)
+{
+    if (!cfg->tls.dtls)
+        return cfg->tls.tls13 ? (server ? wolfTLSv1_3_server_method() : wolfTLSv1_3_client_method())
+                              : (server ? wolfTLSv1_2_server_method() : wolfTLSv1_2_client_method());
+#if defined(WOLFSSL_DTLS13)
+    if (cfg->tls.tls13)
+        return server ? wolfDTLSv1_3_server_method() : wolfDTLSv1_3_client_method();
+#endif
+#if defined(WOLFSSL_DTLS)
+    if (!cfg->tls.tls13)
+        return server ? wolfDTLSv1_2_server_method() : wolfDTLSv1_2_client_method();
+#endif
+    return NULL;
+}
+
+/* Version, the one suite, and the group (with, for TLS 1.2, an ECDSA certificate's curve); `default` sets none. */
 static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
 {
-    int ok = wolfSSL_CTX_set_cipher_list(ctx, suite_name(cfg)) == WOLFSSL_SUCCESS;
+    int ok = !suite_name(cfg) || wolfSSL_CTX_set_cipher_list(ctx, suite_name(cfg)) == WOLFSSL_SUCCESS;
     int curve_row = SP_TLS_CERTS[cfg->tls.cert].curve_group;
     int groups[2] = {GROUPS[cfg->tls.group].group, curve_row >= 0 ? GROUPS[curve_row].group : 0};
     int count = !cfg->tls.tls13 && groups[1] && groups[1] != groups[0] ? 2 : 1;
-    if (ok && cfg->tls.tls13)
+    if (cfg->tls.group == SP_TLS_DEFAULT)
+        count = 0;
+    if (ok && cfg->tls.tls13 && count)
         ok = wolfSSL_CTX_set_groups(ctx, groups, count) == WOLFSSL_SUCCESS;
     for (int i = 0; ok && !cfg->tls.tls13 && !server && i < count; i++)
         ok = wolfSSL_CTX_UseSupportedCurve(ctx, (word16)groups[i]) == WOLFSSL_SUCCESS;
@@ -123,7 +165,8 @@ static int configure(WOLFSSL_CTX *ctx, const wtls_config *cfg, int server)
 
 WOLFSSL_CTX *wtls_client_ctx(const wtls_config *cfg, const char *roots)
 {
-    WOLFSSL_CTX *ctx = wolfSSL_CTX_new(cfg->tls.tls13 ? wolfTLSv1_3_client_method() : wolfTLSv1_2_client_method());
+    WOLFSSL_METHOD *client = method(cfg, 0);
+    WOLFSSL_CTX *ctx = client ? wolfSSL_CTX_new(client) : NULL;
     if (ctx && configure(ctx, cfg, 0) && wolfSSL_CTX_load_verify_locations(ctx, roots, NULL) == WOLFSSL_SUCCESS
         && (cfg->tls.tls13 || cfg->tls.resume != 1 || wolfSSL_CTX_UseSessionTicket(ctx) == WOLFSSL_SUCCESS)) {
         wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER, NULL);   /* TLS 1.2 tickets: the client asks for one */
@@ -143,9 +186,15 @@ prep_status wtls_make_ctxs(const wtls_config *cfg, WOLFSSL_CTX **server, WOLFSSL
                             "`sslperf tls`)");
     snprintf(cert, sizeof(cert), "%s/%s.pem", sp_pem_dir(), SP_TLS_CERTS[cfg->tls.cert].name);
     snprintf(key, sizeof(key), "%s/%s.key", sp_pem_dir(), SP_TLS_CERTS[cfg->tls.cert].name);
-    *server = wolfSSL_CTX_new(cfg->tls.tls13 ? wolfTLSv1_3_server_method() : wolfTLSv1_2_server_method());
+    if (!method(cfg, 1))
+        return prep_na(res, "this wolfSSL build has no %s (configure --enable-dtls%s)", cfg->tls.proto,
+                       cfg->tls.tls13 ? " --enable-dtls13" : "");
+    if (SP_TLS_CERTS[cfg->tls.cert].mldsa && access(cert, R_OK) != 0)
+        return prep_na(res, "no %s certificate: they are made by OpenSSL 3.5 or later, and the library that made "
+                       "this run's certificates is older", SP_TLS_CERTS[cfg->tls.cert].name);
+    *server = wolfSSL_CTX_new(method(cfg, 1));
     if (!*server || !configure(*server, cfg, 1))
-        return prep_na(res, "the server cannot be set up for %s with %s", cfg->tls.tls13 ? "TLS 1.3" : "TLS 1.2",
+        return prep_na(res, "the server cannot be set up for %s with %s", cfg->tls.proto,
                        SP_TLS_GROUPS[cfg->tls.group].name);
     if (wolfSSL_CTX_use_certificate_file(*server, cert, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS
         || wolfSSL_CTX_use_PrivateKey_file(*server, key, WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS)
@@ -209,6 +258,8 @@ static int handshake(wtls_state *s)
     s->server = wolfSSL_new(s->server_ctx);
     s->server_ns += now(s) - t1;
     s->to_server.len = s->to_server.off = s->to_client.len = s->to_client.off = 0;
+    s->to_server.sent = s->to_client.sent = 0;
+    s->to_server.datagrams = s->to_client.datagrams = s->cfg.tls.dtls;
     ok = ok && s->server;
     if (ok) {
         wolfSSL_SetIOWriteCtx(s->client, &s->to_server);
@@ -296,16 +347,20 @@ void wtls_check(const wtls_config *cfg, WOLFSSL *client, int expect_resumed, cha
                 char *checked, size_t clen)
 {
     const char *version = wolfSSL_get_version(client), *suite = wolfSSL_get_cipher_name(client);
-    const char *group = wolfSSL_get_curve_name(client);
-    int resumed = wolfSSL_session_reused(client) == 1;
+    const char *group = wolfSSL_get_curve_name(client), *asked_suite = suite_name(cfg);
+    int resumed = wolfSSL_session_reused(client) == 1, any_group = cfg->tls.group == SP_TLS_DEFAULT;
+    char asked_version[16];
+    snprintf(asked_version, sizeof(asked_version), "%sv1.%c", cfg->tls.dtls ? "DTLS" : "TLS", cfg->tls.tls13 ? '3'
+             : '2');
     problem[0] = '\0';
-    if (strcmp(version, cfg->tls.tls13 ? "TLSv1.3" : "TLSv1.2") != 0)
+    if (strcmp(version, asked_version) != 0)
         snprintf(problem, plen, "negotiated %s, not the version asked", version);
-    else if (!suite || strstr(suite_name(cfg), suite) == NULL)
+    else if (!suite || (asked_suite && strstr(asked_suite, suite) == NULL))
         snprintf(problem, plen, "negotiated cipher suite %s", suite ? suite : "(none)");
     else if (expect_resumed != resumed)
         snprintf(problem, plen, expect_resumed ? "the session was not resumed" : "a full handshake resumed");
-    else if (!(resumed && !cfg->tls.tls13) && (!group || strcmp(group, GROUPS[cfg->tls.group].reported) != 0))
+    else if (!(resumed && !cfg->tls.tls13) && !any_group
+             && (!group || strcmp(group, GROUPS[cfg->tls.group].reported) != 0))
         snprintf(problem, plen, "negotiated another group than %s: %s", SP_TLS_GROUPS[cfg->tls.group].name,
                  group ? group : "(none)");
     else
@@ -313,7 +368,30 @@ void wtls_check(const wtls_config *cfg, WOLFSSL *client, int expect_resumed, cha
                  : group, resumed ? " resumed" : "");
 }
 
-static prep_status check_first(wtls_state *s, int expect_resumed, prep_result *res, char *checked, size_t clen)
+/* The codepoint of wolfSSL's name for a group, where tls_names.h has a row for it. */
+static int32_t group_codepoint(const char *reported)
+{
+    for (size_t g = 0; reported && g < SP_TLS_N_GROUPS; g++)
+        if (GROUPS[g].reported && strcmp(GROUPS[g].reported, reported) == 0)
+            return SP_TLS_GROUPS[g].codepoint;
+    return SP_UNKNOWN;
+}
+
+void wtls_negotiated(WOLFSSL *client, const pipe_buf *to_server, const pipe_buf *to_client, sp_negotiated *n)
+{
+    /* wolfSSL without its OpenSSL layer has no message callback: its getters, and the bytes the pipes carried.
+     * A resumption has no certificate (no signature); TLS 1.2's has no key exchange. */
+    int resumed = wolfSSL_session_reused(client) == 1, tls13 = wolfSSL_version(client) == TLS1_3_VERSION
+                                                                || wolfSSL_version(client) == DTLS1_3_VERSION;
+    sp_wire_start(n, wolfSSL_dtls(client));
+    n->client_bytes = (int64_t)to_server->sent;
+    n->server_bytes = (int64_t)to_client->sent;
+    sp_wire_fallback(n, wolfSSL_version(client), resumed && !tls13 ? 0 : group_codepoint(wolfSSL_get_curve_name(client)),
+                     wolfSSL_get_current_cipher_suite(client), resumed ? 0 : SP_UNKNOWN);
+}
+
+static prep_status check_first(wtls_state *s, int expect_resumed, prep_result *res, char *checked, size_t clen,
+                               sp_negotiated *negotiated)
 {
     char problem[200];
     if (!handshake(s)) {
@@ -321,6 +399,7 @@ static prep_status check_first(wtls_state *s, int expect_resumed, prep_result *r
         return prep_error(res, "the handshake failed");
     }
     wtls_check(&s->cfg, s->client, expect_resumed, problem, sizeof(problem), checked, clen);
+    wtls_negotiated(s->client, &s->to_server, &s->to_client, negotiated);
     if (!problem[0] && s->cfg.tls.resume && !s->session && !(s->session = wolfSSL_get1_session(s->client)))
         snprintf(problem, sizeof(problem), "the server gave no resumable session");
     close_pair(s);
@@ -356,8 +435,15 @@ static prep_status check_transfer(void *p, prep_result *res, char *seen, size_t 
     return problem[0] ? prep_error(res, "%s", problem) : PREP_OK;
 }
 
+static void transfer_negotiated(void *p, sp_negotiated *n)
+{
+    wtls_state *s = p;
+    wtls_negotiated(s->client, &s->to_server, &s->to_client, n);
+}
+
 static const sp_transfer_ops WOLF_TRANSFER = {
     "wolfSSL_write", sizeof(wtls_state), connect_pair, check_transfer, write_some, read_some, release_pair,
+    transfer_negotiated,
 };
 
 prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result *res)
@@ -371,9 +457,9 @@ prep_status prepare_wolf_tls(const case_name *name, bench_case *out, prep_result
     if (status == PREP_OK)
         status = wtls_make_ctxs(&s->cfg, &s->server_ctx, &s->client_ctx, res);
     if (status == PREP_OK)
-        status = check_first(s, 0, res, out->checked, sizeof(out->checked));
-    if (status == PREP_OK && s->cfg.tls.resume)
-        status = check_first(s, 1, res, out->checked, sizeof(out->checked));   /* now resuming: check that it does */
+        status = check_first(s, 0, res, out->checked, sizeof(out->checked), &out->negotiated);
+    if (status == PREP_OK && s->cfg.tls.resume)   /* now resuming: check that it does, and record what it did */
+        status = check_first(s, 1, res, out->checked, sizeof(out->checked), &out->negotiated);
     if (sp_take(status, out, s, release_state, UNIT_OPS, 0) != PREP_OK)
         return status;
     s->client_ns = s->server_ns = s->ops = s->batch_ns = 0;

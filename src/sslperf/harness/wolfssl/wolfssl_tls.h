@@ -3,6 +3,7 @@
 #define SSLPERF_WOLFSSL_TLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <wolfssl/options.h>
 #include <wolfssl/ssl.h>
@@ -15,10 +16,13 @@ typedef struct {
     int sockets;             /* the contexts use wolfSSL's socket I/O (loopback.c), not the in-memory pipes */
 } wtls_config;
 
-/* One direction's records: what a side's I/O callbacks write to and read from. */
+/* One direction's records: what a side's I/O callbacks write to and read from. DTLS reads one datagram at a time:
+ * a pipe of datagrams keeps each write's length before it. */
 typedef struct {
     unsigned char *data;
     size_t len, off, cap;
+    int datagrams;           /* DTLS: one write is one datagram */
+    uint64_t sent;           /* bytes written, records and all, since the owner last cleared it */
 } pipe_buf;
 
 prep_status wtls_parse(const case_name *name, wtls_config *cfg, prep_result *res);
@@ -35,5 +39,7 @@ int wtls_step(WOLFSSL *ssl, int server, int *done);
 /* The contexts' I/O callbacks; a connection's I/O contexts are its two pipe_bufs. */
 int wtls_pipe_send(WOLFSSL *ssl, char *buf, int sz, void *ctx);
 int wtls_pipe_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx);
+/* What `client` negotiated, into `n` (its getters; the bytes each pipe carried for the handshake). */
+void wtls_negotiated(WOLFSSL *client, const pipe_buf *to_server, const pipe_buf *to_client, sp_negotiated *n);
 
 #endif

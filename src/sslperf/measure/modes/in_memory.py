@@ -9,7 +9,7 @@ samples, so no case takes longer than MAX_CASE_SECONDS per library."""
 from __future__ import annotations
 
 
-from sslperf import figures
+from sslperf import figures, negotiation
 from sslperf.libs.model import Lib
 from sslperf.measure import environment
 from sslperf.measure.case_ids import Case
@@ -83,7 +83,7 @@ class Workers:
                 continue
             reply = prepared[lib.name]
             m = results[lib.name] = case.result(lib.name, unit=reply["unit"], bytes_per_op=reply["bytes_per_op"],
-                                                note=reply.get("note"))
+                                                note=reply.get("note"), negotiated=negotiation.recorded(reply))
             target_ns = int(self.ctx.settings.target_ms * 1e6)
             calibrated = self.call(lib, f"calibrate {case.id} {target_ns}", timeout=300)
             if calibrated["type"] == "calibrated":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sslperf import figures
+from sslperf import figures, negotiation
 from sslperf.libs.model import Lib
 from sslperf.measure import certificates
 from sslperf.measure.case_ids import Case, make
@@ -16,7 +16,8 @@ from sslperf.measure.harness_client import HarnessError, call
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
 
-# The curl regression's two connection shapes: what `tls memory` counts when no case is chosen.
+# The curl regression's two connection shapes: what `tls memory` counts when no case is chosen (`--case
+# tls/memory/tls1.3/default/ecdsa-p256` for each library's own groups, `…/dtls1.2/…` for DTLS).
 SHAPES = (("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048"))
 PER_COUNT = (figures.CLIENT_BYTES, figures.SERVER_BYTES, figures.ESTABLISHED_BYTES, figures.PEAK_BYTES)
 
@@ -58,6 +59,7 @@ def counted(m: Measurement, lib: Lib, cert_dir, command: tuple[str, ...], counts
             m.reason = reason
             return m
         m.note = reply["method"] + (f"; {reply['checked']}" if reply.get("checked") else "")
+        m.negotiated = m.negotiated or negotiation.recorded(reply)
         m.figures[figures.CONNECTIONS].append(n)
         m.figures[figures.CLIENT_BYTES].append(round(reply["client_bytes"] / n))
         m.figures[figures.SERVER_BYTES].append(round(reply["server_bytes"] / n))
