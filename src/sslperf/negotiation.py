@@ -107,10 +107,9 @@ class Negotiated:
             self.client_bytes + self.server_bytes
 
     def short(self) -> str:
-        """The one short column of a table: the group, HRR when there was one, and the handshake's bytes on the
-        wire (both sides) where counted: `X25519MLKEM768 3.8 kB`."""
-        wire = f" {self.wire_bytes / 1000:.1f} kB" if self.wire_bytes is not None else ""
-        return self.group_name + (" +HRR" if self.hello_retry else "") + wire
+        """The one short column of a table: the group, and HRR when there was one (the bytes are said where two
+        connections differ: `difference`)."""
+        return self.group_name + (" +HRR" if self.hello_retry else "")
 
     def describe(self) -> str:
         """Every field in one line: `TLS 1.3, X25519MLKEM768, TLS_AES_256_GCM_SHA384, ecdsa_secp256r1_sha256, no
@@ -161,7 +160,8 @@ def _what(n: Negotiated, key: str) -> str:
 
 def difference(base, other, base_name: str | None = None, other_name: str | None = None) -> str | None:
     """One sentence when two measurements' connections negotiated different parameters, else None:
-    "openssl-3.6.3 negotiates X25519MLKEM768 where openssl-3.0.8 negotiates X25519"."""
+    "openssl-3.6.3 negotiates X25519MLKEM768 where openssl-3.0.8 negotiates X25519 (3,833 B on the wire where
+    1,520 B)"."""
     a, b = of(base), of(other)
     if a is None or b is None:
         return None
@@ -172,8 +172,10 @@ def difference(base, other, base_name: str | None = None, other_name: str | None
     second = other_name or getattr(other, "lib", "the other")
     if first == second:
         first, second = f"{first} (baseline)", f"{second} (this one)"
+    wire = f" ({b.wire_bytes:,} B on the wire where {a.wire_bytes:,} B)" if None not in (a.wire_bytes, b.wire_bytes) \
+        and a.wire_bytes != b.wire_bytes else ""
     return (f"{second} negotiates {', '.join(_what(b, k) for k in keys)} where {first} negotiates "
-            f"{', '.join(_what(a, k) for k in keys)}")
+            f"{', '.join(_what(a, k) for k in keys)}{wire}")
 
 
 def pinned_name(n: Negotiated, part: str) -> str | None:
