@@ -49,6 +49,8 @@ def test_dtls_memory_per_connection_is_counted_each_side_apart(sslperf_dirs):
     got = {m["case"]: m for m in json.loads(result.stdout)["measurements"]}
     dtls, tls = got["tls/memory/dtls1.2/x25519/ecdsa-p256"], got["tls/memory/tls1.2/x25519/ecdsa-p256"]
     assert dtls["status"] == "ok" and tls["status"] == "ok", (dtls, tls)
+    # the first connection's negotiation, recorded while the N connections were made
+    assert (dtls["negotiated"]["version"], tls["negotiated"]["version"]) == (DTLS12, 0x0303), (dtls, tls)
     for side in ("client_bytes", "server_bytes"):
         [d], [t] = dtls["figures"][side], tls["figures"][side]
         # an OpenSSL DTLS connection holds its record buffers and handshake state: tens of kilobytes

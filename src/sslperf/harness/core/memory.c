@@ -133,7 +133,8 @@ static int handshake_all(const sp_lockstep *l, void *state, long n, char *client
     return established == n;
 }
 
-static void reply(const char *case_id, long n, const size_t bytes[4], const char *checked)
+static void reply(const char *case_id, long n, const size_t bytes[4], const char *checked,
+                  const sp_negotiated *negotiated)
 {
     size_t baseline = bytes[0], all = bytes[1], without_servers = bytes[2], without_clients = bytes[3];
     printf("{\"type\":\"memory\",\"case\":");
@@ -146,12 +147,14 @@ static void reply(const char *case_id, long n, const size_t bytes[4], const char
         printf(",\"checked\":");
         json_string(checked);
     }
+    json_negotiated(negotiated);
     printf("}\n");
 }
 
 int sp_memory_measure(const sp_lockstep *l, void *state, const char *case_id, long n)
 {
     char why[REASON_MAX] = "", checked[REASON_MAX] = "";
+    sp_negotiated negotiated = {0};      /* on the stack: outside what is counted */
     char *client_done = calloc((size_t)n, 1), *server_done = calloc((size_t)n, 1);
     int made = client_done && server_done && l->transports(state, n, why, sizeof(why)), ok = made;
     size_t bytes[4];                 /* the baseline, established, without the servers, without the clients */
@@ -160,6 +163,8 @@ int sp_memory_measure(const sp_lockstep *l, void *state, const char *case_id, lo
         ok = l->make(state, i, why, sizeof(why));
     ok = ok && handshake_all(l, state, n, client_done, server_done, why, sizeof(why));
     ok = ok && (!l->settle || l->settle(state, n, checked, sizeof(checked), why, sizeof(why)));
+    if (ok && l->negotiated)
+        l->negotiated(state, &negotiated);
     sample_peak();
     bytes[1] = in_use();
     for (int server = 1; server >= 0; server--) {     /* the servers first: each side is what its freeing gives back */
@@ -168,7 +173,7 @@ int sp_memory_measure(const sp_lockstep *l, void *state, const char *case_id, lo
         bytes[3 - server] = in_use();
     }
     if (ok)
-        reply(case_id, n, bytes, checked);
+        reply(case_id, n, bytes, checked, &negotiated);
     free(client_done);
     free(server_done);
     return ok ? 0 : json_refusal("error", case_id, why[0] ? why : "a handshake failed");

@@ -28,6 +28,8 @@ typedef struct {
     /* Optional: once all are established, before their bytes are counted (the clients take their session
      * tickets; what was negotiated is checked, and described in `checked` for the reply). */
     int (*settle)(void *state, long n, char *checked, size_t checked_len, char *why, size_t why_len);
+    /* Optional: what the first connection negotiated (recorded as it went), into `n`; nothing is allocated. */
+    void (*negotiated)(void *state, sp_negotiated *n);
     void (*free_end)(void *state, long i, int server);
 } sp_lockstep;
 

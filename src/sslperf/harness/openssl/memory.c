@@ -56,6 +56,7 @@ typedef struct {
     long n;
     SSL **ends[2];                  /* [0]: the clients, [1]: the servers */
     BIO **bios[2];                  /* their halves of each BIO pair */
+    sp_negotiated negotiated;       /* the first connection's, recorded by its message callback */
 } tls_memory;
 
 static void *open_case(const case_name *name, prep_result *res)
@@ -103,7 +104,16 @@ static int make_pair(void *p, long i, char *why, size_t why_len)
     SSL_set_connect_state(client);
     SSL_set_accept_state(server);
     SSL_set_tlsext_host_name(client, "localhost");
+    if (i == 0)
+        tls_watch(client, &m->negotiated);
     return 1;
+}
+
+static void first_negotiated(void *p, sp_negotiated *n)
+{
+    tls_memory *m = p;
+    tls_watched(m->ends[0][0], &m->negotiated);
+    *n = m->negotiated;
 }
 
 static int step(void *p, long i, int server, int *done, char *why, size_t why_len)
@@ -150,5 +160,5 @@ static void close_case(void *p)
 const sp_memory_backend SP_MEMORY = {
     "SSL_CTXs", open_case, make_contexts, close_case,
     {.max_rounds = 64, .transports = transports, .make = make_pair, .step = step, .settle = take_tickets,
-     .free_end = free_end},
+     .negotiated = first_negotiated, .free_end = free_end},
 };
