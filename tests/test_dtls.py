@@ -80,3 +80,20 @@ def test_wolfssl_speaks_dtls_1_2_and_1_3_and_records_what_it_negotiated(built_wo
         assert result.returncode == 0, result.stderr
         [m] = json.loads(result.stdout)["measurements"]
         assert m["status"] == "ok" and 1_000 < m["figures"]["client_bytes"][0] < 200_000, m
+
+
+def test_a_handshake_that_negotiates_another_group_than_asked_fails_and_a_default_one_is_recorded(sslperf_dirs):
+    # SSLPERF_TLS_EXPECT_GROUP makes the check expect P-256 (0x0017) where X25519 is negotiated: a pinned case
+    # fails with what it got; `default` is recorded, never checked against a group.
+    system = installed.find("system")
+    with made_by(system) as cert_dir, Worker(system, {"SSLPERF_CERT_DIR": str(cert_dir),
+                                                      "SSLPERF_TLS_EXPECT_GROUP": "0x0017"}) as worker:
+        for case in ("tls/handshake/tls1.3/x25519/ecdsa-p256/shared", "tls/resume/tls1.3/ticket/x25519/ecdsa-p256",
+                     "tls/handshake/dtls1.2/x25519/ecdsa-p256/shared"):
+            reply = prepared(worker, case)
+            assert reply["type"] == "error" and "another group than x25519" in reply["reason"], (case, reply)
+        deployed = prepared(worker, "tls/handshake/tls1.3/default/ecdsa-p256/shared")
+        assert deployed["type"] == "prepared" and deployed["negotiated"]["group"] == 0x001D, deployed
+    with made_by(system) as cert_dir, Worker(system, {"SSLPERF_CERT_DIR": str(cert_dir),
+                                                      "SSLPERF_TLS_EXPECT_GROUP": "0x001d"}) as worker:
+        assert prepared(worker, "tls/handshake/tls1.3/x25519/ecdsa-p256/shared")["type"] == "prepared"

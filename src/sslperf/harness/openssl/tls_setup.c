@@ -323,10 +323,15 @@ int tls_cipher_ok(const tls_config *cfg, const SSL *client)
     return cipher && (asked == 0 || SSL_CIPHER_get_protocol_id(cipher) == asked);
 }
 
+static int32_t group_codepoint(const SSL *client);
+
 int tls_group_ok(const tls_config *cfg, const SSL *client)
 {
     if (cfg->group_row == SP_TLS_DEFAULT)
         return 1;         /* whatever the two sides' defaults agree on: recorded, not checked */
+    const char *claimed = getenv("SSLPERF_TLS_EXPECT_GROUP");   /* lets a test see that the check catches a mismatch */
+    if (claimed)
+        return group_codepoint(client) == (int32_t)strtol(claimed, NULL, 0);
 #if SP_BSSL
     return SSL_get_group_id(client) == SP_TLS_GROUPS[cfg->group_row].codepoint;
 #elif SP_OSSL3
