@@ -17,6 +17,7 @@ import pytest
 from conftest import free_port, run_cli
 
 from sslperf.errors import SslperfError
+from sslperf.measure import catalog
 from sslperf.fleet import credentials, endpoint
 
 pytestmark = pytest.mark.xdist_group("fleet")
@@ -278,6 +279,7 @@ def test_a_workers_measuring_child_gets_the_store_in_its_environment_and_a_cpu_o
         def communicate(self, timeout=None):
             return "", None
 
+    catalog.load()      # before Popen is faked: checking the request reads the catalog (a first read builds a harness)
     monkeypatch.setattr(tasks.subprocess, "Popen", Child)
     # The client pinned to a CPU of its own machine that this one lacks: the machine chooses its own.
     request = Request("sslperf speed", ["system"], ["digest/sha256/64"], Settings(10, 3, cpu=4095))

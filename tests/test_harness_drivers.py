@@ -31,7 +31,7 @@ def test_memory_per_connection_is_one_reply_of_the_same_fields_on_every_backend(
         env = {"SSLPERF_CERT_DIR": str(cert_dir), "SSLPERF_TLS_PEM_DIR": str(cert_dir)}
         for lib in libs:
             reply = call(lib, "memory", CASE, "5", timeout=300, env=env).last
-            assert set(reply) == MEMORY_KEYS, (lib.name, reply)
+            assert set(reply) - {"negotiated"} == MEMORY_KEYS, (lib.name, reply)   # negotiated: where recorded
             assert reply["connections"] == 5 and reply["client_bytes"] > 0 and reply["server_bytes"] > 0, reply
             assert reply["baseline"] < reply["established"] <= reply["peak"], reply
             # only what freeing the connections gave back is theirs: the transports outlive them

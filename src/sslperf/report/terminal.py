@@ -278,13 +278,17 @@ def _kind_table(run: Run, group: str, rows, libs: list[str], metric: str, fastes
 
 
 def negotiated_column(per_lib: dict[str, Measurement], libs: list[str]) -> str | None:
-    """What a row's connections negotiated, short: its group where every library that measured it agrees, else
-    each one's in column order (`X25519 / X25519MLKEM768`); None where nothing was recorded."""
+    """What a row's connections negotiated, short: where the libraries differ each one's group in column order
+    (`X25519 / X25519MLKEM768`); where they agree, the group of a `default` case (or a HelloRetryRequest); None for
+    a pinned case whose id says it already, or where nothing was recorded."""
     found = [negotiation.of(per_lib[lib]) for lib in libs if lib in per_lib and per_lib[lib].status == "ok"]
     shorts = [n.short() if n is not None else "?" for n in found]
     if not any(n is not None for n in found):
         return None
-    return shorts[0] if len(set(shorts)) == 1 else " / ".join(shorts)
+    if len(set(shorts)) == 1:       # a pinned case negotiates what its id says (it is checked): nothing to add
+        pinned = next(iter(per_lib.values())).case.split("/")
+        return None if negotiation.DEFAULT not in pinned and not shorts[0].endswith("+HRR") else shorts[0]
+    return " / ".join(shorts)
 
 
 def _long_if(count: int, table: Table) -> Table | LongTable:
