@@ -111,10 +111,10 @@ def test_default_thread_counts_go_by_powers_of_two_to_the_cpus():
     assert sweep.counts(16) == [1, 2, 4, 8, 16] and sweep.counts(12) == [1, 2, 4, 8, 12] and sweep.counts(1) == [1]
 
 
-def explained(count: int, preempted: float | None = None) -> dict:
+def explained(count: int, preempted: float | None = None, blocked: float = 0.31) -> dict:
     """A recorded contention (Contention.as_dict's shape) whose only site blocked `count` times."""
     return {"lib": "openssl-3.0.8", "case": "api/digest/sha256/implicit-fetch/64", "mode": "own", "threads": 2,
-            "blocked_share": {"1": 0.0, "2": 0.31}, "blocked_acquisitions": {"1": 0, "2": count},
+            "blocked_share": {"1": 0.0, "2": blocked}, "blocked_acquisitions": {"1": 0, "2": count},
             "preempted_share": {"1": 0.0, "2": preempted},
             "sites": [{"site": "pthread_rwlock_wrlock ← CRYPTO_THREAD_write_lock ← ossl_method_store_cache_set",
                        "kind": "pthread_rwlock_wrlock", "count": count, "blocked_ns": 10**8, "share": 0.31,
@@ -129,6 +129,14 @@ def test_a_lock_is_named_only_on_enough_blocked_acquisitions_and_preemption_is_s
     many = " ".join(render.contention_lines(explained(5_000, preempted=0.001)))
     assert "5,000×  pthread_rwlock_wrlock ← CRYPTO_THREAD_write_lock" in many
     assert "the CPUs were the threads' own" in many
+    # Few waits, not preempted, half the threads' time blocked (a CI run of the toy lock: 77 waits, 50%): long waits
+    # behind one holder, and the lock is named. Few waits on a preempted run, or on a small blocked share, are not.
+    long = " ".join(render.contention_lines(explained(77, preempted=0.0, blocked=0.5)))
+    assert "77×  pthread_rwlock_wrlock ← CRYPTO_THREAD_write_lock" in long and "a holder kept the lock" in long
+    short = " ".join(render.contention_lines(explained(77, preempted=0.0, blocked=0.02)))
+    assert "CRYPTO_THREAD_write_lock" not in short and "too few to name a lock" in short
+    unknown = " ".join(render.contention_lines(explained(77, preempted=None, blocked=0.5)))
+    assert "CRYPTO_THREAD_write_lock" not in unknown
 
 
 def test_a_small_machine_says_what_it_cannot_show_and_the_placement_is_said_first():

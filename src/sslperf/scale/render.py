@@ -17,6 +17,10 @@ TOP = 5
 # Fewer blocked acquisitions than this in a run name no lock: a handful of waits (the runner's start, a page fault
 # in a holder) is not what stops a library scaling.
 MIN_ACQUISITIONS = 100
+# ... unless the waits are long and nobody was preempted: then one thread kept the lock while the others slept on
+# it (a handful of wake-ups, each losing the lock again to the thread that just released it), and the lock is the
+# cause, however few the waits.
+MIN_BLOCKED_SHARE = 0.10
 PREEMPTED = 0.05        # threads off their CPUs this share of their time: their figures hold other work's share
 
 
@@ -79,7 +83,14 @@ def contention_lines(found: dict) -> list[str]:
         lines.append(f"  lock calls at {n} threads: " + escape("; ".join(taken)))
     sites = [site for site in found.get("sites", []) if site.get("kind") != "pthread_cond_wait"]
     acquisitions = (found.get("blocked_acquisitions") or {}).get(str(n), sum(site["count"] for site in sites))
-    if sites and acquisitions < MIN_ACQUISITIONS:
+    long_waits = (preempted is not None and preempted <= PREEMPTED
+                  and shares.get(str(n), 0) >= MIN_BLOCKED_SHARE and acquisitions > 0)
+    if sites and acquisitions < MIN_ACQUISITIONS and long_waits:
+        waited = sum(site.get("blocked_ns", 0) for site in sites) / acquisitions
+        lines.append(f"  {acquisitions:,} blocked acquisition{'s' if acquisitions != 1 else ''} in all, "
+                     f"{waited / 1e6:,.1f} ms each on average with no thread preempted: a holder kept the lock "
+                     "while the others waited")
+    elif sites and acquisitions < MIN_ACQUISITIONS:
         lines.append(f"  {acquisitions:,} blocked acquisition{'s' if acquisitions != 1 else ''} in all: too few to "
                      f"name a lock (at least {MIN_ACQUISITIONS:,}); locks do not explain this count")
         sites = []
