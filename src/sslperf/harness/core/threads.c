@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "backend.h"
@@ -57,8 +58,20 @@ typedef struct {
     uint64_t op_ns[SP_LATENCY_KEEP];   /* a uniform sample of its operations' wall times, where the case keeps them */
     size_t op_n;
     uint64_t wait_ns;                  /* its run-queue wait while it ran: preempted, not blocked on a lock */
+    long preemptions;                  /* times another task took its CPU (involuntary switches); -1: unknown */
     int scheduled;                     /* the kernel said (sp_sched_now) */
 } thread_work;
+
+/* The calling thread's involuntary context switches so far (-1 where the kernel does not count them per thread). */
+static long involuntary_switches(void)
+{
+#ifdef RUSAGE_THREAD
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) == 0)
+        return usage.ru_nivcsw;
+#endif
+    return -1;
+}
 
 /* The thread's case: prepared by the thread itself, or (shared) a state of its own on the contexts of the
  * case prepared once. */
@@ -107,6 +120,7 @@ static void *worker_main(void *p)
     if (latencies)
         sp_latency_reset(latencies);           /* calibration's are not the run's */
     sp_sched before, after;
+    long switched = involuntary_switches();
     w->scheduled = sp_sched_now(&before);
     while (w->status == PREP_OK && !*w->stop) {
         if (!c.run(c.state, batch)) {
@@ -118,6 +132,12 @@ static void *worker_main(void *p)
     }
     w->scheduled &= sp_sched_now(&after);
     w->wait_ns = after.wait_ns - before.wait_ns;
+    w->preemptions = switched < 0 ? -1 : involuntary_switches() - switched;
+    /* A thread that slept on a lock waits again for its CPU once woken (an idle CPU's wake-up, tens of µs on a
+     * VM, thousands of times a second behind a contended lock): that is the lock's cost, not another task's
+     * share. Only a thread that another task took off its CPU at least once waited for the CPU. */
+    if (w->preemptions == 0)
+        w->wait_ns = 0;
     for (size_t k = 0; latencies && k < latencies->n; k++)
         w->op_ns[w->op_n++] = latencies->ns[k];
     if (c.release && c.state)
