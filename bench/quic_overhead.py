@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 
 from sslperf.libs import installed
-from sslperf.measure import harness_client, pinning
+from sslperf.measure import harness_client
+from sslperf import pinning
 from sslperf.measure.harness_client import Server
 
 HERE = Path(__file__).parent

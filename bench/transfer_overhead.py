@@ -23,7 +23,8 @@ from pathlib import Path
 import bench_certs
 from sslperf.libs import installed
 from sslperf.libs.model import harness_backend
-from sslperf.measure import harness_client, pinning
+from sslperf.measure import harness_client
+from sslperf import pinning
 
 HERE = Path(__file__).parent
 # Each minimal loop's own name for the suite: OpenSSL's, rustls' codepoint, wolfSSL's.

@@ -14,6 +14,8 @@
 #      its build, and those tests run last);
 #   3. then the tests that assert on measured speed (marker `timing`) run
 #      alone, one at a time.
+# Before the tests, `lint-imports` checks the package layers (pyproject.toml's
+# import-linter contract): an import from a layer above fails the run.
 # With arguments, it runs pytest with them instead (e.g. -m "not slow", a file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +45,7 @@ SSLPERF_CACHE_DIR="$SSLPERF_TEST_CACHE/e2e" SSLPERF_DATA_DIR="$prebuild_data" \
   > "$SSLPERF_TEST_CACHE/prebuild.log" 2>&1 &
 prebuild=$!
 status=0
+.venv/bin/lint-imports --no-cache || status=$?
 nice -n 10 .venv/bin/python -m pytest -ra --durations=25 -n 2 --dist loadgroup -m "not timing" || status=$?
 wait "$prebuild" || echo "== the background builds failed (the tests that need them say why): $SSLPERF_TEST_CACHE/prebuild.log"
 wait "$image_build" || echo "== the background image build failed (tests/test_container.py says why): $SSLPERF_TEST_CACHE/image-build.log"

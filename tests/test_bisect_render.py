@@ -8,6 +8,7 @@ from sslperf.bisect.render import bad_faster_lines, explained_line
 from sslperf import figures
 from sslperf.measure import suites
 from sslperf.verdict import Change, decide_exact
+from sslperf.results import Measurement
 
 
 def label(index: int) -> str:
@@ -18,7 +19,7 @@ def bisect(total_verdict: str, good: int = 0, bad: int = 8, counts=(989_252, 979
     libs = {0: SimpleNamespace(name="openssl-3.0.5"), 1: SimpleNamespace(name="openssl-3.0.7")}
     measurements = []
     for lib, count in zip(libs.values(), counts):
-        m = suites.parse_case("api/ssl-ctx/new").result(lib.name, unit="op", ops=[ops])
+        m = Measurement.of(suites.parse_case("api/ssl-ctx/new"), lib.name, unit="op", ops=[ops])
         m.figures = {figures.INSTRUCTIONS: [count]}
         measurements.append(m)
     return SimpleNamespace(outcome=SimpleNamespace(total=SimpleNamespace(verdict=total_verdict)),

@@ -10,7 +10,8 @@ import pytest
 from conftest import run_cli
 
 from sslperf.errors import SslperfError
-from sslperf.measure import case_ids, suites
+from sslperf.cases import ids as case_ids
+from sslperf.measure import suites
 
 
 def stored_runs() -> list:

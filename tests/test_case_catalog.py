@@ -6,7 +6,8 @@ n/a with a reason, never unknown to the harness nor an error."""
 import pytest
 
 from sslperf.libs import installed
-from sslperf.measure import catalog, suites
+from sslperf.cases import catalog
+from sslperf.measure import catalog_build, suites
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Worker
 
@@ -33,6 +34,31 @@ def check(answers: dict[str, dict]) -> set[str]:
            (a["type"] == "na" and not a.get("reason"))}
     assert not bad, bad
     return {case for case, a in answers.items() if a["type"] == "prepared"}
+
+
+def test_the_packaged_catalog_is_what_the_harness_tables_print():
+    """The catalog is data (sslperf/cases/catalog.json) so that a case id parses without a compiler; this is where
+    it is held to the C tables: a table edited without `python -m sslperf.measure.catalog_build` fails here."""
+    listed = catalog_build.from_harness()
+    assert catalog.load() == listed, "catalog.json is stale: run `python -m sslperf.measure.catalog_build`"
+    assert catalog.PATH.read_text() == catalog_build.text(listed)
+    assert {"cipher", "digest", "api", "tls", "threads"} <= set(listed)
+
+
+def test_a_case_id_parses_with_no_harness_at_hand(tmp_path):
+    """Parsing needs only the package: a Python with no compiler on its PATH and an empty cache parses and makes
+    ids (a child process, so that no catalog read earlier in this one helps)."""
+    import subprocess
+    import sys
+
+    code = ("from sslperf.cases import ids; c = ids.parse('tls/handshake/tls1.3/x25519mlkem768/ml-dsa-65/shared'); "
+            "print(c.family, c.part('group'), c.group, ids.make('cipher', algorithm='aes-128-gcm', "
+            "operation='encrypt', size=16).id)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env={"PATH": str(tmp_path), "SSLPERF_CACHE_DIR": str(tmp_path / "cache"),
+                              "HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[:2] == ["tls", "x25519mlkem768"] and "cipher/aes-128-gcm/encrypt/16" in out.stdout
 
 
 def test_the_suites_name_every_algorithm_of_the_catalog():

@@ -17,7 +17,7 @@ import pytest
 from conftest import free_port, run_cli
 
 from sslperf.errors import SslperfError
-from sslperf.measure import catalog
+from sslperf.cases import catalog
 from sslperf.fleet import credentials, endpoint
 
 pytestmark = pytest.mark.xdist_group("fleet")
@@ -286,7 +286,7 @@ def test_a_workers_measuring_child_gets_the_store_in_its_environment_and_a_cpu_o
     db = "postgresql+psycopg://sslperf:s3cret@db.example/sslperf"
     assert tasks.measure(request.to_json(), db, "fleet-1:lab-a", 60)["returncode"] == 0
     assert not any("s3cret" in part for part in seen["argv"]) and seen["env"]["SSLPERF_DB"] == db
-    from sslperf.measure import pinning
+    from sslperf import pinning
 
     assert Request.from_json(seen["request"]).settings.cpu == pinning.choose(None)
 

@@ -17,7 +17,7 @@ import pytest
 
 from sslperf.errors import SslperfError
 from sslperf.importers import FORMATS, detect_format, parse
-from sslperf.measure import case_ids
+from sslperf.cases import ids as case_ids
 from sslperf.results import Run
 
 DATA = Path(__file__).parent / "data" / "speed"

@@ -12,12 +12,13 @@ import pytest
 from fakes import FakeLib
 
 from sslperf import figures
-from sslperf.measure import case_ids, scheduler, servers
+from sslperf.cases import ids as case_ids
+from sslperf.measure import scheduler, servers
 from sslperf.measure.modes import (clients, curl, loopback, memory, quic, quic_transfer, registry, serve, threads,
                                    transfer_tcp)
 from sslperf.measure.settings import Settings
 from sslperf.measure.suites import parse_case
-from sslperf.results import Run
+from sslperf.results import Measurement, Run
 
 
 @dataclass
@@ -174,7 +175,7 @@ def test_real_servers_are_built_first_then_interleaved_round_by_round(harness, m
 
     def one(case, lib, cert_dir, plan, build):
         rounds.append(lib.name)
-        m = case.result(lib.name, unit="ops", ops=[100], wall_ns=[10**9], cpu_ns=[10**8])
+        m = Measurement.of(case, lib.name, unit="ops", ops=[100], wall_ns=[10**9], cpu_ns=[10**8])
         m.figures = {figures.CLIENT_CPU: [10**8], figures.SERVER_CPUS: [1], figures.CLIENT_CPUS: [1]}
         return m
 
@@ -188,7 +189,7 @@ def test_curl_is_built_for_each_library_before_the_first_round(harness, monkeypa
     builds, gets = [], []
     monkeypatch.setattr(curl.curl_builds, "build", lambda lib, curl_spec=None: builds.append(lib.name) or lib.name)
     monkeypatch.setattr(curl, "requests", lambda built, lib, server, cert_dir, case, count: gets.append(lib.name)
-                        or case.result(lib.name, ops=[1] * count, wall_ns=[5] * count))
+                        or Measurement.of(case, lib.name, ops=[1] * count, wall_ns=[5] * count))
     measure(["tls/loopback/tls1.3/x25519/ecdsa-p256/curl"], {"curl": curl.Options(3)})
     assert builds == ["a", "b"] and gets == ABBAAB
 
@@ -223,7 +224,7 @@ def test_a_case_its_mode_cannot_count_is_refused_with_the_metric_it_can_take():
 
 def _example(template) -> case_ids.Case:
     """A case of `template`, its parts the catalog's first values (any value where it lists none)."""
-    from sslperf.measure import catalog
+    from sslperf.cases import catalog
 
     entry = catalog.load()[template.key]
     if entry.get("cases"):

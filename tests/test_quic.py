@@ -24,6 +24,7 @@ from sslperf.measure import netpath
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Server
 from sslperf.measure.netpath import NetPath
+from sslperf.results import Measurement
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("quic")]
 
@@ -181,7 +182,7 @@ def test_a_connection_count_that_fails_keeps_the_counts_measured_before_it(built
     lib = installed.find(built_openssl3)
     with made_by(lib) as cert_dir:
         case = parse_case("tls/quic-memory/x25519/ecdsa-p256")
-        m = memory.counted(case.result(lib.name, unit="bytes"), lib, cert_dir, ("quic-memory", "x25519", "ecdsa-p256"),
+        m = memory.counted(Measurement.of(case, lib.name, unit="bytes"), lib, cert_dir, ("quic-memory", "x25519", "ecdsa-p256"),
                            [2, 30_000])   # the harness takes 20,000
     assert m.status == "ok" and m.figures["connections"] == [2], (m.status, m.reason, m.figures)
     assert "N=30,000 failed: the number of QUIC connections must be 1 to 20000" in m.note, m.note

@@ -10,6 +10,7 @@ from test_recommend_verdicts import LIB, NOISY, NOISY_OTHER, evidence, point, qu
 from sslperf.measure import suites
 from sslperf.recommend import decide, groups
 from sslperf.recommend.snippets import as_dict, text
+from sslperf.results import Measurement
 
 X25519, HYBRID, P256_SIG = 0x001D, 0x11EC, 0x0403
 
@@ -73,9 +74,9 @@ def test_the_hybrid_goes_first_with_both_handshakes_cpu_and_bytes_and_the_classi
 
 def test_a_library_without_the_hybrid_gets_the_reason_and_the_x25519_handshake():
     why = "the client cannot be set up for group x25519mlkem768"
-    lacking = {c: suites.parse_case(c).result(LIB, "n/a", "OpenSSL 3.0 has no ML-KEM")
+    lacking = {c: Measurement.of(suites.parse_case(c), LIB, "n/a", "OpenSSL 3.0 has no ML-KEM")
                for c in ("kem/ml-kem-768/encaps", "kem/ml-kem-1024/encaps")}
-    lacking[groups.TLS_PQ] = suites.parse_case(groups.TLS_PQ).result(LIB, "n/a", why)
+    lacking[groups.TLS_PQ] = Measurement.of(suites.parse_case(groups.TLS_PQ), LIB, "n/a", why)
     lacking[groups.TLS_X25519] = handshakes()[groups.TLS_X25519]
     advice = decide.decide(evidence(lacking), LIB, "openssl", "OpenSSL 3.0 test")
     said = groups_point(advice)
@@ -90,7 +91,7 @@ def test_a_library_without_the_hybrid_gets_the_reason_and_the_x25519_handshake()
 
 def test_the_hybrid_refused_while_its_primitives_work_is_left_out_with_the_reason():
     """ML-KEM in the crypto library but no TLS group: the handshake's n/a decides, not the primitive costs."""
-    gone = {groups.TLS_PQ: suites.parse_case(groups.TLS_PQ).result(LIB, "n/a", "no such group in this libssl")}
+    gone = {groups.TLS_PQ: Measurement.of(suites.parse_case(groups.TLS_PQ), LIB, "n/a", "no such group in this libssl")}
     advice = decide.decide(evidence(gone), LIB, "openssl", "OpenSSL test", accepts=lambda k, v: "MLKEM1024" not in v)
     said = groups_point(advice)
     assert "X25519MLKEM768" not in [g.tls_name for g in advice.groups]
@@ -164,7 +165,7 @@ def test_a_comparison_of_connections_that_negotiated_differently_says_so_beside_
 
 def test_a_failed_hybrid_handshake_is_not_taken_for_a_missing_group():
     """An error is no n/a: the library may have the group; the order rests on primitive costs, and says why."""
-    broken = {groups.TLS_PQ: suites.parse_case(groups.TLS_PQ).result(LIB, "error", "the worker died")}
+    broken = {groups.TLS_PQ: Measurement.of(suites.parse_case(groups.TLS_PQ), LIB, "error", "the worker died")}
     advice = decide.decide(evidence(broken), LIB, "openssl", "OpenSSL test")
     said = groups_point(advice)
     assert advice.groups[0].tls_name == "X25519MLKEM768"

@@ -12,7 +12,7 @@ from sslperf.libs.model import Lib
 from sslperf.measure import suites
 from sslperf.measure.environment import host_name
 from sslperf.recommend import decide, reuse
-from sslperf.results import LibInfo, Run
+from sslperf.results import LibInfo, Measurement, Run
 from sslperf.store import Store
 
 LIB = Lib("openssl-test", "built", "openssl", "3.0.8")
@@ -26,7 +26,7 @@ def keep(store, run_id: str, hours_ago: float, cases, mask=None, source="sslperf
     run = Run(run_id, started, {}, {"host": host or host_name(), "mask": mask}, state=state,
               complete=state == "complete", finished=started)
     run.libs = [LibInfo(LIB.name, "openssl", version, "OpenSSL 3.0.8", "default", "built")]
-    run.measurements = [suites.parse_case(c).result(LIB.name, ops=[10], wall_ns=[1000], cpu_ns=[1000]) for c in cases]
+    run.measurements = [Measurement.of(suites.parse_case(c), LIB.name, ops=[10], wall_ns=[1000], cpu_ns=[1000]) for c in cases]
     store.save(run, source)
 
 

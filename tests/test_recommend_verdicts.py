@@ -9,6 +9,7 @@ from sslperf import figures
 from sslperf.measure import suites
 from sslperf.recommend import decide
 from sslperf.recommend.snippets import as_dict, text
+from sslperf.results import Measurement
 
 LIB = "openssl-test"
 PIDS = [101, 101, 102, 102, 103, 103, 104, 104, 105, 105]       # one worker per pass, the same for every case
@@ -25,7 +26,7 @@ def result(case_id: str, micros: float, jitter=QUIET, **side_micros):
     case, ops = suites.parse_case(case_id), 100
     bytes_per_op = case.size if case.family == "cipher" else 0
     wall = [int(micros * 1000 * ops * j) for j in jitter]
-    m = case.result(LIB, unit="bytes" if bytes_per_op else "ops", bytes_per_op=bytes_per_op, ops=[ops] * len(jitter),
+    m = Measurement.of(case, LIB, unit="bytes" if bytes_per_op else "ops", bytes_per_op=bytes_per_op, ops=[ops] * len(jitter),
                     wall_ns=wall, cpu_ns=wall)
     m.figures = {figures.PROCESS: PIDS[:len(jitter)],
                  **{figures.CLIENT_CPU if side == "client" else figures.SERVER_CPU:

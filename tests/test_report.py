@@ -10,7 +10,9 @@ import pytest
 from browser import open_page
 from conftest import DATA, private_cache, run_cli
 
-from sslperf.report import page_frame, palette
+from sslperf.report import page_frame
+
+from sslperf.plotting import palette
 
 CASES = ["cipher/aes-128-gcm/encrypt/64", "cipher/aes-128-gcm/encrypt/1024", "cipher/aes-128-gcm/encrypt/16384",
          "digest/sha256/64", "digest/sha256/16384", "sig/rsa-2048/sign", "sig/rsa-3072/sign",

@@ -8,7 +8,8 @@ from importlib import resources
 import pytest
 
 from sslperf.compare import Column, compare
-from sslperf.report import figures, palette, ranking, run_page, versions_figure
+from sslperf.report import figures, ranking, run_page, versions_figure
+from sslperf.plotting import palette
 from sslperf.results import LibInfo, Measurement, Run
 from sslperf.userfiles import Batch
 

@@ -18,7 +18,8 @@ from test_report import page_data
 from sslperf import figures
 from sslperf.proc import run
 from sslperf.results import Measurement
-from sslperf.scale import contention, render, sweep
+from sslperf.scale import render, sweep
+from sslperf.measure import contention
 from sslperf.scale.efficiency import interval
 from sslperf.stats import paired_ratio
 

@@ -12,9 +12,10 @@ from fakes import FakeLib
 from sslperf import figures
 from sslperf.errors import SslperfError
 from sslperf.measure import scheduler
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.modes import base, registry
 from sslperf.measure.settings import Settings
+from sslperf.results import Measurement
 
 
 @dataclass
@@ -35,7 +36,7 @@ def fake_mode(name: str, prefix: str, log: Log, passes: int, rounds: int, backen
 
         def prepare(self, case, libs):
             log.calls.append((name, "prepare", case.id, tuple(lib.name for lib in libs)))
-            return base.Prepared({lib.name: case.result(lib.name) for lib in libs}, rounds)
+            return base.Prepared({lib.name: Measurement.of(case, lib.name) for lib in libs}, rounds)
 
         def reprepare(self, case, libs):
             log.calls.append((name, "reprepare", case.id, tuple(lib.name for lib in libs)))
@@ -49,8 +50,8 @@ def fake_mode(name: str, prefix: str, log: Log, passes: int, rounds: int, backen
             n = self.taken[(case.id, lib.name)] = self.taken.get((case.id, lib.name), 0) + 1
             log.calls.append((name, "take", case.id, lib.name))
             if (case.id, lib.name, n) in log.fail:
-                return case.result(lib.name, "error", f"round {n} failed")
-            return case.result(lib.name, ops=[1] * samples_per_round, wall_ns=[1000] * samples_per_round,
+                return Measurement.of(case, lib.name, "error", f"round {n} failed")
+            return Measurement.of(case, lib.name, ops=[1] * samples_per_round, wall_ns=[1000] * samples_per_round,
                                cpu_ns=[900] * samples_per_round,
                                figures={figures.CLIENT_CPU: [5] * samples_per_round})
 

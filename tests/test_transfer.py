@@ -9,7 +9,8 @@ from conftest import private_cache, run_cli
 
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
-from sslperf.measure import catalog, suites
+from sslperf.cases import catalog
+from sslperf.measure import suites
 from sslperf.measure.certificates import made_by
 from sslperf.measure.harness_client import Worker
 

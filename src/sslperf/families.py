@@ -4,7 +4,7 @@ output asks here instead of testing family names itself.
 
 Plain data: this module imports nothing of sslperf's. What only the
 harness's catalog knows (which of its ciphers are AEADs, the API topics'
-titles) is added for measured cases by sslperf.measure.groups.
+titles) is added for measured cases by sslperf.cases.groups.
 
 A label function takes a result (sslperf.results.Measurement: case, family,
 algorithm, operation, size, workload, note) and a function that gives its

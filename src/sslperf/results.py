@@ -11,6 +11,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 
 from sslperf import families, figures
+from sslperf.cases.ids import parts_of
 from sslperf.stats import Summary, describe
 
 METRICS = ("wall", "cpu", "instructions")
@@ -50,11 +51,17 @@ class Measurement:
     # TLS: what the checked connection negotiated (sslperf.negotiation.Negotiated's fields: codepoints, HRR, bytes)
     negotiated: dict | None = None
 
+    @classmethod
+    def of(cls, case, lib: str, status: str = "ok", reason: str | None = None, **fields) -> Measurement:
+        """A result of `case` (a sslperf.cases.ids.Case) on `lib` (its samples, unit and notes in `fields`, which may
+        also say the operation as a table shows it)."""
+        own = {"case": case.id, "family": case.family, "group": case.group, "algorithm": case.algorithm,
+               "operation": case.operation, "size": case.size, "workload": case.workload}
+        return cls(**{**own, "lib": lib, "status": status, "reason": reason, **fields})
+
     @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
-        from sslperf.measure.case_ids import parts_of       # (case_ids makes Measurements: imported here)
-
         return families.label(self, lambda: parts_of(self.case))
 
     def rates(self, metric: str = "wall") -> list[float]:
@@ -144,7 +151,7 @@ class Run:
                    environment)
 
     def noise(self) -> dict:
-        """What the run recorded of its noise (sslperf.noise.recorded): {"flags": [...], "spread": 0.03}, or {}
+        """What the run recorded of its noise (sslperf.verdict.run_noise): {"flags": [...], "spread": 0.03}, or {}
         for runs that recorded none (older ones, imports)."""
         return self.environment.get("noise") or {}
 

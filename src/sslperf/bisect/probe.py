@@ -272,7 +272,7 @@ def explain(result: Bisect, top_boundaries: int = 2) -> None:
     steps = [b for b in result.outcome.boundaries if b.kind == "step"][:top_boundaries]
     if explained_by_contention(result.case):
         from sslperf.measure import certificates
-        from sslperf.scale import contention
+        from sslperf.measure import contention
 
         case = parse_case(result.case)
         inner, n, mode = case.part("case"), int(case.part("size")), case.part("mode")

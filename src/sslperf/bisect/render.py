@@ -12,7 +12,7 @@ from sslperf.bisect.probe import Bisect
 from sslperf.bisect.search import VERDICTS, Boundary, Step
 from sslperf.bisect.space import Space
 from sslperf.verdict import Change
-from sslperf.report.verdict_tables import change_text
+from sslperf.verdict.text import change_text
 from sslperf.results import Run
 
 METRIC_NAMES = {"instructions": "instructions counted by callgrind in the loop", "wall": "wall time",

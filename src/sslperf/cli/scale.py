@@ -57,7 +57,7 @@ def scale(ctx, **options) -> None:
       sslperf scale --lib system --case api/digest/sha256/implicit-fetch/64 --threads 1,2 --json
       sslperf scale --lib openssl-3.0 --case tls/resume/tls1.3/ticket/x25519/ecdsa-p256 --plot out/
     """
-    from sslperf.measure import pinning
+    from sslperf import pinning
     from sslperf.scale import plot, render, sweep
 
     o = options
@@ -90,7 +90,7 @@ def _run(ctx, request, o, said):
 
     from sslperf.cli.progress import steps
 
-    from sslperf.measure import pinning
+    from sslperf import pinning
     from sslperf.scale import render
 
     started = time.monotonic()

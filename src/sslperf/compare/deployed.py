@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sslperf import negotiation
-from sslperf.measure import case_ids
+from sslperf.cases import ids as case_ids
 from sslperf.results import Measurement
 from sslperf.verdict import Change, Policy, judge
 

@@ -89,7 +89,7 @@ def measure(request_json: str, db: str, fleet_run: str, timeout: float, pin_here
     """Run the request (measure.request.Request as JSON) here into the store `db`, under this machine's CPU
     mask if its type has one; its exit code and the tail of its output. `pin_here`: the workers are pinned to the
     CPU this machine chooses (the client's choice is a CPU of the client's machine)."""
-    from sslperf.measure import pinning
+    from sslperf import pinning
     from sslperf.measure.request import Request
 
     if pin_here:        # the client's CPU may not exist here: it is replaced before the request is checked

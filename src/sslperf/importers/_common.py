@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from sslperf.errors import SslperfError
 from sslperf.results import LibInfo, Measurement, Run
 from sslperf import families
+from sslperf.untrusted import BAD_CHARS, MAX_JSON_DEPTH, json_too_deep, shorten, visible  # noqa: F401
 
 
 
@@ -43,19 +44,10 @@ MAX_VERSION = 80                    # a version (`3.6.3`, `1.1.1w`): run_libs.ve
 MAX_FACT = 4096                     # an environment line (compiler flags, CPUINFO …)
 MAX_LINE = MAX_FACT                 # any line of text output (real ones are under 400 characters), checked
                                     # before any pattern sees the text
-# in a name: NUL, control characters and line breaks (a name stays on one line), lone surrogates
-# Controls (a tab is text), line separators, lone surrogates, and the bidirectional overrides and isolates that
-# make printed text read in another order than it is stored.
-BAD_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 class BadValue(ValueError):
     """A figure outside the bounds above; its message says which."""
-
-
-def shorten(text: str, keep: int = 24) -> str:
-    """`99999…999 (5000 characters)` for a value too long to quote."""
-    return text if len(text) <= keep else f"{text[:keep // 2]}…{text[-(keep // 4):]} ({len(text)} characters)"
 
 
 def bounded_int(text: str, what: str, low: int, high: int) -> int:
@@ -80,11 +72,6 @@ def quoted(line: str) -> str:
     """A line as errors and warnings quote it: at most 160 characters, control characters shown as escapes
     (`\\x1b`), so a message never sends the input's terminal sequences to the terminal that prints it."""
     return visible(line if len(line) <= 160 else line[:157] + "...")
-
-
-def visible(text: str) -> str:
-    """`text` with each character BAD_CHARS matches written as its Python escape (`\\x1b`, `\\x7f`)."""
-    return BAD_CHARS.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 def line_error(source: str, number: int, line: str, problem: str, hint: str = DAMAGED) -> SslperfError:
@@ -155,25 +142,6 @@ def check_name(text: str, what: str, limit: int = MAX_CASE) -> str | None:
         return f"{what} `{shorten(visible(text), 60)}` holds control characters"
     if len(text) > limit:
         return f"{what} `{shorten(text, 60)}` is longer than the {limit} characters sslperf keeps"
-    return None
-
-
-# JSON outputs (bssl speed -json, Google Benchmark) are shallow: a deeper text is refused before the decoder
-# reads it, so no input reaches its recursion limit.
-MAX_JSON_DEPTH = 8
-_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)    # a string (skipped) or a bracket
-
-
-def json_too_deep(text: str, start: int = 0) -> int | None:
-    """The offset of the first bracket in `text` (from `start`) nested deeper than MAX_JSON_DEPTH, or None."""
-    depth = 0
-    for token in _JSON_NESTING.finditer(text, start):
-        if token.group() in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                return token.start()
-        elif token.group() in "]}":
-            depth -= 1
     return None
 
 

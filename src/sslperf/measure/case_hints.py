@@ -5,8 +5,8 @@ the cases of its family (`tls/…` → `sslperf tls handshake --list`, not the p
 from __future__ import annotations
 
 from sslperf import suggest
-from sslperf.measure import catalog
-from sslperf.measure.case_ids import DEFAULT_WORKLOAD, Template, parse, templates
+from sslperf.cases import catalog
+from sslperf.cases.ids import DEFAULT_WORKLOAD, Template, parse, templates
 
 # The command that lists each family's cases, by the literal start of its ids (the primitives': speed).
 LISTED_BY = {

@@ -27,7 +27,7 @@ from sslperf.errors import SslperfError
 from sslperf.libs.build import compiler_identity
 from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure.harness_build import compile_harness
-from sslperf.measure.pinning import child_setup
+from sslperf.pinning import child_setup
 from sslperf.proc import require_tool, run
 
 HARNESS_DIR = Path(__file__).parent.parent / "harness"

@@ -7,7 +7,8 @@ command's request with these."""
 from __future__ import annotations
 
 from sslperf.errors import SslperfError
-from sslperf.measure import instructions, limits, pinning
+from sslperf.measure import instructions, limits
+from sslperf import pinning
 from sslperf.measure.settings import PROCESSES, Settings
 
 INSTRUCTIONS_BATCH_MS = 0.5       # native time of the first counted batch (the second is twice as long; under valgrind ~50× longer)

@@ -14,8 +14,9 @@ import math
 import re
 
 from sslperf.errors import SslperfError
-from sslperf.importers._common import BAD_CHARS, json_too_deep, shorten, visible
-from sslperf.measure import environment, limits, pinning, plan, suites, verbs
+from sslperf.untrusted import BAD_CHARS, json_too_deep, shorten, visible
+from sslperf.measure import environment, limits, plan, suites, verbs
+from sslperf import pinning
 from sslperf.measure.limits import Bound
 from sslperf.measure.modes import registry, threads, transfer_tcp
 from sslperf.measure.settings import RECORDED

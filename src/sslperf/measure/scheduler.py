@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 from sslperf import figures
 from sslperf.libs.build import last_build
-from sslperf.noise import recorded as noise_record
+from sslperf.verdict import run_noise as noise_record
 from sslperf.libs.model import Lib
-from sslperf.measure import certificates, environment, hostlock, pinning
-from sslperf.measure.case_ids import Case
+from sslperf.measure import certificates, environment, hostlock
+from sslperf import pinning
+from sslperf.cases.ids import Case
 from sslperf.measure.modes import base, registry
 from sslperf.measure.recording import new_run, recorded
 from sslperf.measure.settings import RECORDED, Settings
@@ -105,7 +106,7 @@ def _refuse_labels(labels: dict) -> None:
     """A label named like a setting the run records (settings.RECORDED) is refused before anything runs: the
     settings a run shows (`runs show`, exports, reports) are always the ones it was measured with."""
     from sslperf.errors import SslperfError
-    from sslperf.importers._common import shorten, visible
+    from sslperf.untrusted import shorten, visible
 
     clash = sorted(str(key) for key in labels if key in RECORDED)
     if clash:
@@ -169,7 +170,7 @@ def _first(plan: _Case, libs: list[Lib]) -> None:
     able = [lib for lib in libs if lib.name not in lacking]
     plan.prepared = plan.session.prepare(plan.case, able) if able else base.Prepared({}, 0)
     for name, why in lacking.items():
-        plan.prepared.results[name] = plan.case.result(name, "n/a", why)
+        plan.prepared.results[name] = Measurement.of(plan.case, name, "n/a", why)
     plan.prepared.results = {lib.name: plan.prepared.results[lib.name] for lib in libs}
     plan.ready = [lib for lib in able if plan.prepared.results[lib.name].status == "ok"]
 
@@ -250,7 +251,7 @@ def _remedy(tuning: list[str]) -> str:
 
 def _warnings(run: Run, settings: Settings, flags: list[str], tuning: list[str]) -> list[str]:
     """What every run says of its machine and its spread, whatever its modes; the run records the noise it saw
-    (noise.recorded), which verdicts between it and another run take into account."""
+    (verdict.run_noise), which verdicts between it and another run take into account."""
     after = environment.capture(settings.mask)
     found = environment.noise_warnings(run.environment, after, last_build())
     flags = flags + environment.noise_flags(run.environment, after, last_build())

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from sslperf import figures, negotiation
 from sslperf.libs.model import Lib, harness_backend
-from sslperf.measure import certificates, pinning
+from sslperf.measure import certificates
+from sslperf import pinning
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.measure.netpath import NetPath
 from sslperf.results import Measurement

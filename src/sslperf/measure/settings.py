@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from sslperf.measure import pinning
+from sslperf import pinning
 
 PROCESSES = 5            # worker processes (passes) per case and library, by default
 

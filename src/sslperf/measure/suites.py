@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from sslperf import suggest
 from sslperf.errors import SslperfError
-from sslperf.measure import case_hints, catalog
-from sslperf.measure.case_ids import MAX_SIZE, Case, make, parse, parts_of, size_in_bounds
+from sslperf.cases import catalog
+from sslperf.measure import case_hints
+from sslperf.cases.ids import MAX_SIZE, Case, make, parse, parts_of, size_in_bounds
 
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
 TLS_RECORD = 1350        # a full TLS record on a 1500-byte MTU path (the AES-GCM vs ChaCha20 comparison)

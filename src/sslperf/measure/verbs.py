@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sslperf.errors import SslperfError
 from sslperf.measure import netpath, plan, suites
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.modes import clients, curl, loopback, memory, quic, quic_memory, quic_transfer, threads
 from sslperf.measure.modes import transfer_tcp
 from sslperf.measure.request import Request
@@ -277,7 +277,7 @@ REQUESTS = {
 def from_params(command: str, params: dict) -> Request:
     """The request of `command` ("speed", "tls loopback", "serve-load" …) given its parsed options."""
     if command == "serve-load":         # its own package's policy (which needs the servers' facts)
-        from sslperf.serve_load import plan as serve_plan
+        from sslperf.measure import serve_plan
 
         request = serve_plan.request(params)
     else:

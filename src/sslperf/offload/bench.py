@@ -7,8 +7,8 @@ checked against the library's bytes before it is timed, and `user`, the
 library through EVP. The ordinary runner measures them (fresh pinned
 worker processes, passes, CIs), so the run is stored, shown, compared and
 drawn like any other. This module chooses the cases, reads such a run back
-(stored or exported), decides per size whether the kernel is clearly
-faster (`versus`), and per algorithm from which size it wins at every
+(stored or exported), asks the one verdict rule per size whether the
+kernel is faster (`versus`), and per algorithm from which size it wins at every
 larger one (config.clear_crossover), for config.engine_config.
 """
 
@@ -25,8 +25,9 @@ from sslperf import userfiles
 from sslperf import figures
 from sslperf.verdict import judge
 from sslperf.errors import SslperfError
-from sslperf.measure import catalog, scheduler
-from sslperf.measure.case_ids import Case, make
+from sslperf.cases import catalog
+from sslperf.measure import scheduler
+from sslperf.cases.ids import Case, make
 from sslperf.offload import config, drivers
 from sslperf.results import Measurement, Run
 
@@ -124,8 +125,9 @@ class Versus:
     ratio: float               # kernel / library
     low: float | None          # the ratio's 95% CI, where a test across worker processes gave one
     high: float | None
-    clear: int                 # 1: the kernel clearly faster, -1: clearly slower, 0: not clearly
-    method: str                # "paired" or "processes" (sslperf.compare's tests), or "intervals"
+    clear: int                 # 1: the kernel clearly faster, -1: clearly slower, 0: not clearly (the rule's ~ or ?)
+    method: str                # the verdict rule's test ("paired", "processes", "mann-whitney" …)
+    why: str | None = None     # why the rule called nothing (`?`): e.g. one figure a side
 
 
 def _timed(m: Measurement | None, metric: str) -> bool:
@@ -136,21 +138,17 @@ def _timed(m: Measurement | None, metric: str) -> bool:
 
 
 def versus(kernel: Measurement, user: Measurement, metric: str = "wall") -> Versus | None:
-    """Whether the kernel is clearly faster at one size. Where both sides
-    have samples from several worker processes, the one verdict rule decides
-    (sslperf.verdict): the kernel/library ratio paired by worker process (both
-    cases ran in the same processes), else Welch's across processes, called
-    when significant and beyond the threshold. Otherwise (imported figures,
-    one each) the two medians' 95% CIs must not overlap."""
+    """Whether the kernel is clearly faster at one size: the one verdict rule's answer (sslperf.verdict.judge), the
+    kernel/library ratio paired by worker process where both cases ran in the same processes. What the rule cannot
+    call (`~`, or `?` — one imported figure a side, samples that waited) is not clearly either way."""
     if not (_timed(kernel, metric) and _timed(user, metric)):
         return None
     pids = (kernel.figures or {}).get(figures.PROCESS)
     found = judge(user, kernel, metric, paired=bool(pids) and pids == (user.figures or {}).get(figures.PROCESS))
-    if found is not None and found.method in ("paired", "processes"):
-        clear = {"faster": 1, "slower": -1}.get(found.verdict, 0)
-        return Versus(found.ratio, found.low, found.high, clear, found.method)
-    k, u = kernel.summary(metric), user.summary(metric)
-    return Versus(k.median / u.median, None, None, config.separated(k, u), "intervals")
+    if found is None:
+        return None
+    return Versus(found.ratio, found.low, found.high, {"faster": 1, "slower": -1}.get(found.verdict, 0), found.method,
+                  found.why)
 
 
 @dataclass
@@ -271,6 +269,12 @@ def _sizes_text(sizes: list[int]) -> str:
     return ", ".join(map(str, sizes)) + " bytes"
 
 
+def _why(alg: Algorithm) -> str:
+    """What kept the rule from a call, where it said (`?`): the first reason, once."""
+    reasons = [v.why for _, v in sorted(alg.wall.items()) if v.clear == 0 and v.why]
+    return f" ({reasons[0]})" if reasons else ""
+
+
 def verdict(alg: Algorithm) -> str:
     """One sentence per algorithm: where the kernel wins, on what."""
     failed = alg.failed
@@ -283,10 +287,10 @@ def verdict(alg: Algorithm) -> str:
     async_hw = " — its driver is asynchronous: the process waits without using the CPU" \
         if alg.driver.get("async") else ""
     median, clear = alg.wall_median_threshold, alg.wall_threshold
-    # where the medians alone say more than the intervals allow
+    # where the medians alone say more than the verdict rule allows
     unclear = "" if median is None or (clear is not None and clear <= median) else \
-        f"the medians cross at {median} bytes, but the 95% CIs overlap at " \
-        f"{_sizes_text(alg.wall_overlap)}: not clearly"
+        f"the medians cross at {median} bytes, but the verdict rule calls no change at " \
+        f"{_sizes_text(alg.wall_overlap)}{_why(alg)}: not clearly"
     if clear is not None:
         text = f"the kernel wins from {clear} bytes" + (f" ({unclear} below {clear})" if unclear else "")
         if alg.cpu_threshold is not None and alg.cpu_threshold < clear:
@@ -297,7 +301,10 @@ def verdict(alg: Algorithm) -> str:
                 f"{f' ({unclear})' if unclear else ''}, only on CPU freed, from {alg.cpu_threshold} bytes{async_hw}; "
                 "worth it only where the CPU, not the latency of a request, is the limit")
     if unclear:
-        return f"{unclear}; left to the library (more --samples or --processes may settle it)"
+        one_each = all(len(m.rates()) <= 1 for m in [*alg.kernel.values(), *alg.user.values()])
+        remedy = ("measure samples with `sslperf offload bench` (imported figures are one a side)" if one_each
+                  else "more --samples or --processes may settle it")
+        return f"{unclear}; left to the library ({remedy})"
     return "the kernel never wins" + ("" if alg.cpu else " (elapsed time; these figures have no CPU times)") + \
         "; left to the library"
 
@@ -323,7 +330,7 @@ def engine_section(bench: Bench, engine: str) -> str:
     digests = [a.crossover() for a in compared if a.name in ENGINE_DIGESTS]
     how = how_measured(bench.run)
     notes = [f"measured by sslperf offload bench: {bench.library}, run {bench.run.id}" + (f"; {how}" if how else ""),
-             "a threshold is where the kernel is clearly faster (95% CI) at that size and every larger one"]
+             "a threshold is where the verdict rule calls the kernel faster at that size and every larger one"]
     if engine == "devcrypto":
         notes.append("devcrypto reaches the same kernel drivers through /dev/crypto; the AF_ALG figures stand in")
     for a in compared:

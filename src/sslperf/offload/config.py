@@ -47,25 +47,16 @@ def _interpolate(lo: int, hi: int, kernel: dict[int, float], user: dict[int, flo
     return int(math.ceil(size / 16) * 16)
 
 
-def separated(kernel, user) -> int:
-    """1 if the kernel's 95% CI lies wholly above the library's, -1 if wholly
-    below, 0 if they overlap (not clearly either way). Each is a summary with
-    ci_low and ci_high (sslperf.stats.Summary); one figure is its own interval."""
-    if kernel.ci_low > user.ci_high:
-        return 1
-    return -1 if kernel.ci_high < user.ci_low else 0
-
-
 def clear_crossover(clear: dict[int, int], kernel: dict[int, float], user: dict[int, float]) -> int | None:
     """The crossover under uncertainty. `clear` says per size whether the
     kernel is clearly faster (1), clearly slower (-1) or neither (0), by a
-    95% interval (see offload.bench.versus); `kernel` and `user` are the
+    the one verdict rule (see offload.bench.versus); `kernel` and `user` are the
     medians. The kernel must win clearly at the threshold's measured size S
     and every larger one; None when it does not at the largest. Below S: if
     the next smaller size is a clear loss, the crossover lies between the
     two and is interpolated on the medians as crossover() does; if neither
     is clear there, nothing below S is claimed and the threshold is S
-    itself. With single figures (no interval) this is crossover()."""
+    itself."""
     sizes = sorted(clear)
     flags = [clear[s] for s in sizes]
     if not sizes or flags[-1] != 1:

@@ -89,7 +89,7 @@ def print_bench(bench: Bench, console: Console) -> None:
             ratio = f"{v.ratio:.2f}x" if v else ""
             if v and v.clear == 1:
                 ratio = f"[bold green]{ratio}[/]"
-            elif v and v.clear == 0 and (with_ci or v.method != "intervals"):
+            elif v and v.clear == 0:
                 ratio, overlap = f"[yellow]{ratio} ≈[/]", True
             row = [escape(alg.name) if i == 0 else "", str(size)]
             row += [rate(k), rate(u), ratio] if with_kernel else [rate(u)]
@@ -102,14 +102,16 @@ def print_bench(bench: Bench, console: Console) -> None:
     if with_ci:
         note = f"{how}; ±: half the 95% CI of the median" if how else "±: half the 95% CI of the median"
         if with_kernel:
-            note += ("; kernel/library: the ratio of the two, tested across worker processes (paired: both sides "
-                     "ran in the same processes); green: its 95% CI lies wholly above 1"
-                     + ("; ≈: not clearly faster or slower" if overlap else "")
+            note += ("; kernel/library: the ratio of the two, judged by sslperf's one verdict rule (paired by worker "
+                     "process where both sides ran in the same processes); green: the rule calls the kernel faster"
+                     + ("; ≈: the rule calls no change (~) or cannot call one (?)" if overlap else "")
                      + ". A threshold needs such a clear win at its size and every larger one")
         console.print(escape(note) + ".", style="dim")
     elif with_kernel:
-        console.print(f"One figure per size and side ({escape(how) or 'no samples'}): thresholds compare those "
-                      "figures.", style="dim")
+        console.print(f"One figure per size and side ({escape(how) or 'no samples'}): the verdict rule calls no "
+                      "change on one figure a side (≈), so no threshold is clear; `sslperf offload bench` measures "
+                      "samples in worker processes, and `sslperf offload config` gives the medians' crossing.",
+                      style="dim")
     for alg in bench.algorithms.values():
         if not with_kernel and alg.failed is None:
             continue

@@ -11,7 +11,6 @@ operation) is left out either way.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
@@ -23,6 +22,7 @@ from sslperf import tempdirs, userfiles
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import certificates, harness_client
+from sslperf.measure.perf import perf_problem  # noqa: F401  (profiling's callers ask it here)
 from sslperf.profiling.model import LOOP_FUNCTION, Profile
 from sslperf.profiling.parse import parse_callgrind_annotate, parse_perf_report
 
@@ -60,32 +60,6 @@ def _perf_hint(problem: str, have_valgrind: bool) -> str:
         return f"Install it with `sudo apt-get install linux-perf` (Ubuntu: `linux-tools-generic`){other}."
     return ("Allow it with `sudo sysctl kernel.perf_event_paranoid=1` (containers also need the perf_event_open "
             f"syscall allowed){other}.")
-
-
-def perf_problem() -> str | None:
-    """Why `perf record` cannot sample here, or None when it can. The
-    software cpu-clock event is tried, which works on VMs without counters."""
-    perf = shutil.which("perf")
-    return _perf_problem(perf) if perf else "perf is not installed"
-
-
-@functools.cache
-def _perf_problem(perf: str) -> str | None:
-    """perf_problem for one perf binary, asked once per process: the trial recording takes about a second,
-    and a bisect explaining a threads step asks for each side."""
-    with tempdirs.private_dir("perf-probe") as tmp:
-        try:
-            probe = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-o", str(Path(tmp) / "probe.data"),
-                                    "--", "true"], capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:
-            return "`perf record` did not finish a trivial recording within 60 s"
-        except OSError as exc:
-            return f"perf cannot be started ({exc.strerror})"
-    if probe.returncode != 0:
-        said = [line.strip() for line in (probe.stderr + probe.stdout).splitlines() if line.strip()]
-        reason = next((line for line in said if "paranoid" in line or "ermission" in line), said[-1] if said else "")
-        return f"`perf record` failed ({reason[:200]})" if reason else "`perf record` failed"
-    return None
 
 
 def file_names(lib_name: str, tool: str) -> list[str]:

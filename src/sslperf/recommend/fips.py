@@ -7,7 +7,7 @@ must use instead, both on the library's default provider with AES-NI hidden."""
 
 from __future__ import annotations
 
-from sslperf.measure.case_ids import parts_of
+from sslperf.cases.ids import parts_of
 from sslperf.recommend.decide import AEADS, Evidence, Point
 from sslperf.recommend.weigh import Cost, Weigh, interval, times
 

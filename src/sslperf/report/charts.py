@@ -120,7 +120,7 @@ def threads_charts(run, floors, lib_run: Callable[[str], str], noise, first: int
     """Per case and thread mode swept (`sslperf scale`, `tls threads`): the rate of all threads against the
     thread count (every view the other charts have), then the scaling efficiency against it with its interval
     (scale.efficiency, computed here; the page only draws it)."""
-    from sslperf.measure.case_ids import parts_of
+    from sslperf.cases.ids import parts_of
     from sslperf.scale import plot, sweep
 
     libs = {lib.name: lib.name for lib in run.libs}

@@ -8,7 +8,7 @@ import csv
 import io
 
 from sslperf import families
-from sslperf.report.terminal import rate, throughput
+from sslperf.units import rate, throughput
 from sslperf.results import Run
 
 CSV_FIELDS = ("run", "case", "group", "algorithm", "operation", "size", "workload", "lib", "status", "reason", "unit",

@@ -14,9 +14,10 @@ from collections import defaultdict
 
 from sslperf import families
 from sslperf import figures as named  # the declared figure names
-from sslperf.report import palette, versions_figure
+from sslperf.report import versions_figure
+from sslperf.plotting import palette
 from sslperf.report.ranking import ALPHA, THRESHOLD
-from sslperf.report.mpl import Figure, save, subplots
+from sslperf.plotting.mpl import Figure, save, subplots
 from sslperf.results import Measurement, Run
 from sslperf.stats import doubling_fit
 from sslperf.userfiles import Batch

@@ -13,7 +13,7 @@ import re
 from html import escape
 from importlib import resources
 
-from sslperf.report import palette
+from sslperf.plotting import palette
 from sslperf.userfiles import Batch
 
 CSS = """

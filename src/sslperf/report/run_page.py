@@ -13,7 +13,7 @@ from sslperf.report import charts as charts_data
 from sslperf.report import page_frame, summary
 from sslperf.report.figures import Figure
 from sslperf.report.ranking import rank_run
-from sslperf.report.terminal import micros, rate, throughput
+from sslperf.units import micros, rate, throughput
 from sslperf.results import Run
 from sslperf.stats import NOISY_CI
 

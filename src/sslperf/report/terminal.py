@@ -19,10 +19,10 @@ from sslperf.compare import deployed
 from sslperf.libs import fips
 from sslperf.report.long_table import LONG, LongTable
 from sslperf.report.ranking import ALPHA, THRESHOLD, rank_case
-from sslperf.report.terminal_kinds import (KINDS, Kind, api_has_alternatives, ci_part, instructions, micros, per_op,
-                                           rate, styled, threads_kind, throughput)
+from sslperf.report.terminal_kinds import KINDS, Kind, api_has_alternatives, ci_part, per_op, styled, threads_kind
 from sslperf.results import Measurement, Run
 from sslperf.stats import NOISY_CI
+from sslperf.units import instructions, micros, rate, throughput
 from sslperf.verdict import Change, Policy, judge, waits
 
 __all__ = ["cell", "header", "print_run", "tables", "throughput", "rate", "micros", "instructions"]

@@ -11,28 +11,12 @@ from collections.abc import Callable
 from rich.text import Text
 
 from sslperf import families, figures
-from sslperf.measure import catalog
-from sslperf.measure.case_ids import parts_of
+from sslperf.cases import catalog
+from sslperf.cases.ids import parts_of
 from sslperf.results import Measurement, cpu_per_request, latency_percentiles, serve_busy
 from sslperf.scale.efficiency import efficiency
 from sslperf.stats import NOISY_CI, describe
-
-
-def throughput(bytes_per_second: float) -> str:
-    mb = bytes_per_second / 1e6
-    return f"{mb / 1000:.2f} GB/s" if mb >= 1000 else f"{mb:.1f} MB/s"
-
-
-def rate(ops_per_second: float) -> str:
-    return f"{ops_per_second:,.0f} op/s" if ops_per_second >= 100 else f"{ops_per_second:,.1f} op/s"
-
-
-def micros(us: float) -> str:
-    return f"{us:,.1f} µs" if us >= 10 else f"{us:.2f} µs"
-
-
-def instructions(count: float) -> str:
-    return f"{count:,.0f} instr" if count >= 100 else f"{count:.1f} instr"
+from sslperf.units import instructions, micros, rate, throughput
 
 
 def per_op(m: Measurement, metric: str) -> str:

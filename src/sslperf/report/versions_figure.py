@@ -18,8 +18,9 @@ from matplotlib.patches import Patch
 
 from sslperf.compare import Column
 from sslperf.libs.versions import sort_key
-from sslperf.report import palette, summary
-from sslperf.report.mpl import Figure, save, subplots
+from sslperf.report import summary
+from sslperf.plotting import palette
+from sslperf.plotting.mpl import Figure, save, subplots
 from sslperf.results import Run
 from sslperf.userfiles import Batch
 from sslperf.verdict import DEFAULT_ALPHA, DEFAULT_THRESHOLD, SIGNIFICANT, SYMBOLS

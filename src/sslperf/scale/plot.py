@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sslperf.report import palette
-from sslperf.report.mpl import Figure, save, subplots
+from sslperf.plotting import palette
+from sslperf.plotting.mpl import Figure, save, subplots
 from sslperf.scale.sweep import Curve
 from sslperf.userfiles import Batch
 

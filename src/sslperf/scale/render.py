@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
-from sslperf.report.terminal_kinds import rate, throughput
+from sslperf.units import rate, throughput
 from sslperf.scale.sweep import Curve
 
 TOP = 5

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sslperf import figures
-from sslperf.measure import pinning, plan, suites, verbs
-from sslperf.measure.case_ids import parts_of
+from sslperf.measure import plan, suites, verbs
+from sslperf import pinning
+from sslperf.cases.ids import parts_of
 from sslperf.measure.modes import threads
 from sslperf.measure.request import Request
 from sslperf.results import Measurement, Run, latency_percentiles

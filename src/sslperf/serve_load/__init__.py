@@ -6,8 +6,8 @@ across libraries by measure/rounds.py, so `bisect` and `track` measure these cas
 from __future__ import annotations
 
 from sslperf.errors import SslperfError
-from sslperf.measure import catalog
-from sslperf.measure.case_ids import Case, make
+from sslperf.cases import catalog
+from sslperf.cases.ids import Case, make
 from sslperf.serve_load.config import GROUP_NAMES, SCENARIOS
 
 SERVERS = ("nginx", "haproxy")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from sslperf import tempdirs
 from sslperf.errors import SslperfError
-from sslperf.measure import pinning
+from sslperf import pinning
 from sslperf.proc import require_tool, run, tracked
 from sslperf.serve_load import config
 from sslperf.serve_load.build import ServerBuild

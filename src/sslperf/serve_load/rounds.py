@@ -12,8 +12,8 @@ from pathlib import Path
 from sslperf import figures, tempdirs
 from sslperf.errors import BuildFailed, SslperfError
 from sslperf.libs.model import Lib
-from sslperf.measure import pinning
-from sslperf.measure.case_ids import Case
+from sslperf import pinning
+from sslperf.cases.ids import Case
 from sslperf.results import Measurement, serve_busy
 from sslperf.serve_load import build, config, debian, load
 
@@ -90,7 +90,7 @@ def one(case: Case, lib: Lib, cert_dir: Path, plan: Plan, built: object) -> Meas
     """One round of `case` on the server built against `lib` (`built`, from prepare)."""
     p = parts(case)
     server_cpus, client_cpus = plan.cpus()
-    m = case.result(lib.name, unit="ops")
+    m = Measurement.of(case, lib.name, unit="ops")
     if not isinstance(built, build.ServerBuild):
         m.status, m.reason = "n/a", getattr(built, "message", str(built))
         return m

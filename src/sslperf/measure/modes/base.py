@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sslperf.libs.model import Lib, harness_backend
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.settings import Settings
 from sslperf.results import Measurement, Run
 
@@ -86,7 +86,7 @@ class Session:
 
     def prepare(self, case: Case, libs: list[Lib]) -> Prepared:
         """The case made ready (and so checked) on `libs`; by default every library is ready, a round per pass."""
-        return Prepared({lib.name: case.result(lib.name) for lib in libs}, self.passes)
+        return Prepared({lib.name: Measurement.of(case, lib.name) for lib in libs}, self.passes)
 
     def reprepare(self, case: Case, libs: list[Lib]) -> dict[str, str]:
         """The case made ready again in this pass's fresh processes; the libraries that refused, with why."""

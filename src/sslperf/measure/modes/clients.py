@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from sslperf import figures
 from sslperf.libs.model import Lib
-from sslperf.measure import pinning, servers
-from sslperf.measure.case_ids import Case, make, parse
+from sslperf.measure import servers
+from sslperf import pinning
+from sslperf.cases.ids import Case, make, parse
 from sslperf.measure.modes import base, loopback, quic
 from sslperf.results import Measurement
 
@@ -31,7 +32,7 @@ class Session(base.Session):
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
         n = int(case.part("size"))
-        results = {lib.name: case.result(lib.name, unit="ops", note=MODE_NAME,
+        results = {lib.name: Measurement.of(case, lib.name, unit="ops", note=MODE_NAME,
                                          operation=f"{n} client thread{'s' if n > 1 else ''}") for lib in libs}
         return base.Prepared(results, self.passes)
 
@@ -40,7 +41,7 @@ class Session(base.Session):
         count = self.ctx.options_of(quic.MODE).requests
         got = (quic.get(lib, lib, self.ctx.cert_dir, inner, count, n) if inner.id.startswith("tls/quic/")
                else loopback.get(lib, lib, self.ctx.cert_dir, inner, count, n))
-        result = case.result(lib.name, got.status, got.reason, unit="ops")
+        result = Measurement.of(case, lib.name, got.status, got.reason, unit="ops")
         if got.status == "ok":          # all the round's requests over the whole loop's time: one sample
             result.ops, result.wall_ns = [len(got.wall_ns)], [got.figures[figures.LOOP][0]]
             result.figures = {k: v for k, v in got.figures.items() if k != figures.LOOP}

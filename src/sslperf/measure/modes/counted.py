@@ -10,7 +10,7 @@ from sslperf import figures
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import instructions
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.harness_client import Worker
 from sslperf.measure.modes import base, in_memory
 from sslperf.results import Measurement
@@ -67,10 +67,10 @@ class Session(base.Session):
         try:
             counted = self._count(lib, case.id, self.iters[key])
         except SslperfError as failed:
-            return case.result(lib.name, "error", failed.message)
+            return Measurement.of(case, lib.name, "error", failed.message)
         self.exact[key] = counted.deterministic
         unit, bytes_per_op = self.units[key]
-        got = case.result(lib.name, unit=unit, bytes_per_op=bytes_per_op, ops=[self.iters[key]],
+        got = Measurement.of(case, lib.name, unit=unit, bytes_per_op=bytes_per_op, ops=[self.iters[key]],
                           counter=counted.counter, deterministic=counted.deterministic)
         got.figures = {figures.INSTRUCTIONS: [counted.instructions]}
         if counted.cycles is not None:

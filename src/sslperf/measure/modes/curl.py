@@ -15,10 +15,12 @@ from sslperf.errors import BuildFailed
 from sslperf.libs import curl as curl_builds
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
-from sslperf.measure import certificates, pinning, servers
-from sslperf.measure.case_ids import Case
+from sslperf.measure import certificates, servers
+from sslperf import pinning
+from sslperf.cases.ids import Case
 from sslperf.measure.harness_client import Server
 from sslperf.measure.modes import base
+from sslperf.results import Measurement
 
 TIMINGS = "%{time_connect} %{time_pretransfer} %{time_total} %{http_code}\\n"
 TLS_FLAGS = {"tls1.3": ["--tlsv1.3", "--tls-max", "1.3"], "tls1.2": ["--tlsv1.2", "--tls-max", "1.2"]}
@@ -50,8 +52,8 @@ class Session(base.Session):
                 ctx.run.warnings.append(self.refused[lib.name] + (f" {failed.hint}" if failed.hint else ""))
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
-        results = {lib.name: case.result(lib.name, "n/a", self.refused[lib.name]) if lib.name in self.refused
-                   else case.result(lib.name) for lib in libs}
+        results = {lib.name: Measurement.of(case, lib.name, "n/a", self.refused[lib.name]) if lib.name in self.refused
+                   else Measurement.of(case, lib.name) for lib in libs}
         return base.Prepared(results, self.passes)
 
     def take(self, case: Case, lib: Lib):
@@ -65,7 +67,7 @@ class Session(base.Session):
 def requests(curl: curl_builds.Curl, client: Lib, server: Lib, cert_dir, case: Case, count: int):
     """`count` sequential GETs by `curl` (linked with `client`) from a server of `server`: one round."""
     proto, group, cert = (case.part(p) for p in ("protocol", "group", "cert"))
-    m = case.result(client.name, unit="ops", note=f"curl {curl.version} (its own -w timings), server: {server.name}")
+    m = Measurement.of(case, client.name, unit="ops", note=f"curl {curl.version} (its own -w timings), server: {server.name}")
     server_cpu, client_cpu = pinning.loopback_cpus()
     with Server(server, "https-server", str(cert_dir), proto, group, cert, str(count + 1),
                 env=certificates.env(cert_dir), cpu=server_cpu) as running:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sslperf import figures, negotiation
 from sslperf.libs.model import Lib
 from sslperf.measure import environment
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.harness_client import HarnessCrashed, Worker, harness_binary
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
@@ -78,11 +78,11 @@ class Workers:
         for lib in libs:
             if lib.name in refused:
                 reply = refused[lib.name]
-                results[lib.name] = case.result(lib.name, "n/a" if reply["type"] == "na" else "error",
+                results[lib.name] = Measurement.of(case, lib.name, "n/a" if reply["type"] == "na" else "error",
                                                 reply.get("reason"))
                 continue
             reply = prepared[lib.name]
-            m = results[lib.name] = case.result(lib.name, unit=reply["unit"], bytes_per_op=reply["bytes_per_op"],
+            m = results[lib.name] = Measurement.of(case, lib.name, unit=reply["unit"], bytes_per_op=reply["bytes_per_op"],
                                                 note=reply.get("note"), negotiated=negotiation.recorded(reply))
             target_ns = int(self.ctx.settings.target_ms * 1e6)
             calibrated = self.call(lib, f"calibrate {case.id} {target_ns}", timeout=300)
@@ -146,9 +146,9 @@ class Session(base.Session):
             retaken += 1
             self.futile[case.id] = self.futile.get(case.id, 0) + 1 if _waited(reply) else 0
         if reply["type"] != "samples":
-            return case.result(lib.name, "error", reply.get("reason"))
+            return Measurement.of(case, lib.name, "error", reply.get("reason"))
         unit, bytes_per_op = self.units[(case.id, lib.name)]
-        got = case.result(lib.name, unit=unit, bytes_per_op=bytes_per_op, ops=list(reply["ops"]),
+        got = Measurement.of(case, lib.name, unit=unit, bytes_per_op=bytes_per_op, ops=list(reply["ops"]),
                           wall_ns=list(reply["wall_ns"]), cpu_ns=list(reply["cpu_ns"]))
         got.figures = {key: list(reply[key]) for key in REPLY_FIGURES if key in reply}
         got.figures[figures.PROCESS] = [self.workers.pid(lib)] * len(got.ops)

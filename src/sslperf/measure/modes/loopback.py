@@ -11,8 +11,9 @@ from sslperf import figures
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
 from sslperf.measure import servers
-from sslperf.measure.case_ids import Case, make
+from sslperf.cases.ids import Case, make
 from sslperf.measure.modes import base
+from sslperf.results import Measurement
 
 
 
@@ -30,7 +31,7 @@ def get(lib: Lib, server: Lib, cert_dir, c: Case, count: int, threads: int = 1):
     """`count` sequential GETs of `c` from `lib`'s client to a server of `server` (with `threads`, that many
     client threads at once, `count` each, and as many server workers): one round's measurement."""
     proto, group, cert, ctx = (c.part(p) for p in ("protocol", "group", "cert", "client"))
-    m = c.result(lib.name, unit="ops", note=f"server: {server.name}")
+    m = Measurement.of(c, lib.name, unit="ops", note=f"server: {server.name}")
     return servers.requests(m, lib, server, cert_dir, ("https-server", str(cert_dir), proto, group, cert),
                             ("https-get", proto, group, cert, ctx), count, threads=threads)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sslperf import figures, negotiation
 from sslperf.libs.model import Lib
 from sslperf.measure import certificates
-from sslperf.measure.case_ids import Case, make
+from sslperf.cases.ids import Case, make
 from sslperf.measure.harness_client import HarnessError, call
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
@@ -36,7 +36,7 @@ class Session(base.Session):
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         handshake = f"tls/handshake/{case.part('protocol')}/{case.part('group')}/{case.part('cert')}/shared"
-        return counted(case.result(lib.name, unit="bytes"), lib, self.ctx.cert_dir, ("memory", handshake),
+        return counted(Measurement.of(case, lib.name, unit="bytes"), lib, self.ctx.cert_dir, ("memory", handshake),
                        self.options.connections)
 
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from sslperf import figures
 from sslperf.libs import installed
 from sslperf.libs.model import Lib
-from sslperf.measure import netpath, pinning, servers
-from sslperf.measure.case_ids import Case, make, parts_of
+from sslperf.measure import netpath, servers
+from sslperf import pinning
+from sslperf.cases.ids import Case, make, parts_of
 from sslperf.measure.modes import base, loopback
 from sslperf.results import Measurement, cpu_per_request
 
@@ -86,7 +87,7 @@ def get(lib: Lib, server: Lib, cert_dir, c: Case, count: int, threads: int = 1) 
     (with `threads`, that many client threads at once, the server's one event loop taking them all)."""
     path = netpath.from_id(c.part("path"))
     group, cert = c.part("group"), c.part("cert")
-    m = c.result(lib.name, unit="ops", note=f"server: {server.name}; path: {path.describe()}")
+    m = Measurement.of(c, lib.name, unit="ops", note=f"server: {server.name}; path: {path.describe()}")
     return servers.requests(m, lib, server, cert_dir, ("quic-server", str(cert_dir), group, cert),
                             ("quic-get", group, cert), count, path, threads)
 

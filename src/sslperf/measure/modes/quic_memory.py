@@ -5,7 +5,7 @@ the same group and certificate), so each QUIC row says how many times a TLS 1.3 
 from __future__ import annotations
 
 from sslperf.libs.model import Lib
-from sslperf.measure.case_ids import Case, make, parts_of
+from sslperf.cases.ids import Case, make, parts_of
 from sslperf.measure.modes import base, memory
 from sslperf.results import Measurement
 
@@ -24,7 +24,7 @@ class Session(base.Session):
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         connections = self.ctx.options_of(memory.MODE).connections
-        return memory.counted(case.result(lib.name, unit="bytes"), lib, self.ctx.cert_dir,
+        return memory.counted(Measurement.of(case, lib.name, unit="bytes"), lib, self.ctx.cert_dir,
                               ("quic-memory", case.part("group"), case.part("cert")), connections)
 
     def finish(self, results: list[Measurement]) -> list[str]:

@@ -9,8 +9,9 @@ import statistics
 
 from sslperf import figures
 from sslperf.libs.model import Lib
-from sslperf.measure import certificates, netpath, pinning, servers
-from sslperf.measure.case_ids import Case, make, parts_of
+from sslperf.measure import certificates, netpath, servers
+from sslperf import pinning
+from sslperf.cases.ids import Case, make, parts_of
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.measure.modes import base, quic, transfer_tcp
 from sslperf.results import Measurement
@@ -62,7 +63,7 @@ class Session(base.Session):
 def transfer(lib: Lib, cert_dir, c: Case, milliseconds: int) -> Measurement:
     """One round: a fresh QUIC server and client of `lib`, the client writing for `milliseconds`."""
     suite, size, path = c.part("suite"), int(c.part("size")), netpath.from_id(c.part("path"))
-    m = c.result(lib.name, unit="bytes", bytes_per_op=size)
+    m = Measurement.of(c, lib.name, unit="bytes", bytes_per_op=size)
     env = certificates.env(cert_dir)
     server_cpu, client_cpu = pinning.loopback_cpus()
     with Server(lib, "quic-transfer-server", str(cert_dir), suite, str(size), env=env, cpu=server_cpu) as running:

@@ -5,7 +5,7 @@ one module and one row here. tests/test_modes.py checks the rows against the har
 from __future__ import annotations
 
 from sslperf.errors import SslperfError
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.modes import (afalg, base, clients, counted, curl, in_memory, loopback, memory, quic,
                                   quic_memory, quic_transfer, serve, threads, transfer_tcp)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sslperf import figures
 from sslperf.libs.model import Lib
-from sslperf.measure.case_ids import Case
+from sslperf.cases.ids import Case
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
 from sslperf.serve_load import rounds as serve_rounds

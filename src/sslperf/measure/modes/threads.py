@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from sslperf import figures
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
-from sslperf.measure import environment, pinning
-from sslperf.measure.case_ids import Case, make
+from sslperf.measure import environment
+from sslperf import pinning
+from sslperf.cases.ids import Case, make
 from sslperf.measure.harness_client import HarnessError, call
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
@@ -55,13 +56,13 @@ class Session(base.Session):
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
         n = int(case.part("size"))
-        results = {lib.name: case.result(lib.name, unit="ops", note=case.part("mode"),
+        results = {lib.name: Measurement.of(case, lib.name, unit="ops", note=case.part("mode"),
                                          operation=f"{n} thread{'s' if n > 1 else ''}") for lib in libs}
         return base.Prepared(results, self.passes * (self.options.one_thread_rounds if n == 1 else 1))
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         ms = self.options.milliseconds
-        m = case.result(lib.name, unit="ops", note=case.part("mode"))
+        m = Measurement.of(case, lib.name, unit="ops", note=case.part("mode"))
         try:
             reply = call(lib, "threads", case.part("case"), str(int(case.part("size"))), str(ms), case.part("mode"),
                          timeout=120 + ms / 1000, env=self.env, ok_codes=None, cpu=set(pinning.allowed())).last
@@ -97,7 +98,7 @@ class Session(base.Session):
                 "not how the library scales; a machine with more CPUs shows where it stops scaling (`sslperf scale`)."]
 
     def _explain(self) -> None:
-        from sslperf.scale import contention
+        from sslperf.measure import contention
 
         found = self.ctx.run.settings.setdefault("contention", [])
         # The largest count that has a CPU per thread: beyond, waits for a core would pass for contention.

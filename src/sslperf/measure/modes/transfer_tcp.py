@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 from sslperf import figures
 from sslperf.libs.model import Lib
-from sslperf.measure import certificates, pinning, servers
-from sslperf.measure.case_ids import Case, make
+from sslperf.measure import certificates, servers
+from sslperf import pinning
+from sslperf.cases.ids import Case, make
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.measure.modes import base
+from sslperf.results import Measurement
 
 ROUNDS = 3                 # at least this many fresh server/client pairs
 MIN_MS = 250               # a shorter round is mostly connection set-up
@@ -54,7 +56,7 @@ class Session(base.Session):
 def transfer(lib: Lib, cert_dir, c: Case, milliseconds: int):
     """One round: a fresh server and client of `lib`, the client writing for `milliseconds`."""
     proto, suite, size, ktls = c.part("protocol"), c.part("suite"), int(c.part("size")), c.part("kernel") == "ktls"
-    m = c.result(lib.name, unit="bytes", bytes_per_op=size)
+    m = Measurement.of(c, lib.name, unit="bytes", bytes_per_op=size)
     server_cpu, client_cpu = pinning.loopback_cpus()
     on = "on" if ktls else "off"
     with Server(lib, "transfer-server", str(cert_dir), proto, suite, str(size), on, env=certificates.env(cert_dir),

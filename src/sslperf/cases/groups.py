@@ -5,7 +5,7 @@ its ciphers are AEADs, and each API topic's title."""
 from __future__ import annotations
 
 from sslperf import families
-from sslperf.measure import catalog
+from sslperf.cases import catalog
 
 
 def group_of(case) -> str:

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from sslperf.report import palette  # noqa: E402
+from sslperf.plotting import palette  # noqa: E402
 from sslperf.userfiles import Batch  # noqa: E402
 
 # The palette as matplotlib's colour cycle, so that "C0", "C1" … and every default colour (a cap's fill

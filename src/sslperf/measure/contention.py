@@ -24,7 +24,7 @@ from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
 from sslperf.measure import harness_client
 from sslperf.proc import require_tool, run
-from sslperf.profiling.parse import function_name
+from sslperf.symbols import function_name
 
 SOURCE = Path(__file__).with_name("lockstat.c")
 HARNESS_OWN = {"worker_main", "threads_run", "check_before_threads"}   # the runner's start barrier, not the library
@@ -236,7 +236,7 @@ def growing(at_one: dict[str, float], at_n: dict[str, float], callers: dict[str,
 
 def explain(lib: Lib, case_id: str, threads: int, milliseconds: int, mode: str, env: dict) -> Contention:
     """Blocking at `threads` and at 1 thread, and the functions whose CPU share grows between them."""
-    from sslperf.profiling.record import perf_problem
+    from sslperf.measure.perf import perf_problem
 
     result = Contention(lib.name, case_id, mode, threads, blocked(lib, case_id, threads, milliseconds, mode, env),
                         blocked(lib, case_id, 1, milliseconds, mode, env))

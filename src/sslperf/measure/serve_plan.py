@@ -5,7 +5,8 @@ request the scheduler takes (the serve mode's options are the Plan)."""
 from __future__ import annotations
 
 from sslperf.errors import SslperfError
-from sslperf.measure import pinning, plan, suites
+from sslperf.measure import plan, suites
+from sslperf import pinning
 from sslperf.measure.request import Request
 from sslperf.serve_load import cases as serve_cases
 from sslperf.serve_load.load import Load, check_port

@@ -1,5 +1,5 @@
-"""Case names, from the templates the harness prints with its catalog
-(`harness list`: each family's `ids`, see harness.h `id_template`): case
+"""Case names, from the templates of the case catalog (sslperf.cases.catalog: the harness's tables, each family's
+`ids`, see harness.h `id_template`): case
 names are defined once, in C beside the code that reads them, and this
 module parses and makes them from those templates alone.
 
@@ -22,8 +22,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from sslperf.measure import catalog, groups
-from sslperf.results import Measurement
+from sslperf.cases import catalog, groups
 
 DEFAULT_WORKLOAD = "record"
 # The largest size in bytes a case may name (a harness buffer is that big); `--sizes` has the same bound.
@@ -54,13 +53,6 @@ class Case:
     def group(self) -> str:
         """The table a result belongs to."""
         return groups.group_of(self)
-
-    def result(self, lib: str, status: str = "ok", reason: str | None = None, **fields) -> Measurement:
-        """A result of this case on `lib` (its samples, unit and notes in `fields`, which may also say
-        the operation as a table shows it)."""
-        own = {"case": self.id, "family": self.family, "group": self.group, "algorithm": self.algorithm,
-               "operation": self.operation, "size": self.size, "workload": self.workload}
-        return Measurement(**{**own, "lib": lib, "status": status, "reason": reason, **fields})
 
 
 @dataclass(frozen=True)
