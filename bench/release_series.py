@@ -37,7 +37,7 @@ def main() -> int:
     settings = plan.settings(20, 3, None, False, args.processes, metric="instructions")
     print(f"{len(cases)} cases × {len(libs)} releases ({', '.join(offered)}), instructions, "
           f"{args.processes} processes each", file=sys.stderr)
-    run = scheduler.measure(libs, cases, settings, None, "bench/release_series.py",
+    run = scheduler.measure_libs(libs, cases, settings, None, "bench/release_series.py",
                             progress=lambda what, done, total: print(f"  {done}/{total} {what}", file=sys.stderr))
     cells = {(m.case, m.lib): m for m in run.measurements}
     print(f"| case | {' | '.join(offered)} |")

@@ -32,7 +32,7 @@ from sslperf.noise import floor
 def measure(libs, cases, processes: int, fixed_layout: bool):
     depth = suites.DEPTHS["quick"]
     settings = Settings(depth.target_ms, depth.samples, processes=processes, fixed_layout=fixed_layout)
-    return scheduler.measure(libs, cases, settings, None, "bench/reproducibility.py")
+    return scheduler.measure_libs(libs, cases, settings, None, "bench/reproducibility.py")
 
 
 def false_share(result) -> tuple[int, int]:

@@ -5,6 +5,7 @@ ones a real bisect would reach on such figures."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -190,8 +191,8 @@ def test_time_sets_a_threads_cases_round_and_the_probe_hands_it_to_the_scheduler
     assert probe.mode_options(case, 700) == {"threads": threads.Options(milliseconds=700)}
     assert probe.mode_options(parse_case("digest/sha256/16"), 700) == {}   # --time is the sample's own there
     seen = []
-    monkeypatch.setattr(scheduler, "measure", lambda libs, cases, settings, store, source, labels, options, *rest:
-                        seen.append((cases, options)) or Run("r", "t", {}, {}))
+    monkeypatch.setattr(scheduler, "measure", lambda request, store, *rest, **kwargs:
+                        seen.append((request.libs, request.cases, request.options)) or Run("r", "t", {}, {}))
 
     class Events:
         def measuring(self, labels, longer): ...
@@ -199,7 +200,7 @@ def test_time_sets_a_threads_cases_round_and_the_probe_hands_it_to_the_scheduler
 
     real = probe.RealProbe(None, case, plan.settings(30, 3, None, True, 3), Judge("wall", 0.02, 0.05), Events(),
                            None, probe.mode_options(case, 700))
-    real.libs = {0: "a", 1: "b"}
+    real.libs = {0: SimpleNamespace(name="a", spec=None), 1: SimpleNamespace(name="b", spec=None)}
     real.space = type("Space", (), {"points": [type("P", (), {"label": l}) for l in "ab"]})()
     real.measure([0, 1], longer=False)
-    assert seen == [([case], {"threads": threads.Options(milliseconds=700)})]
+    assert seen == [(["a", "b"], [case.id], {"threads": threads.Options(milliseconds=700)})]   # one Request

@@ -296,3 +296,23 @@ def test_a_users_own_run_on_a_fleet_host_waits_for_the_hosts_measuring_lock(clus
     out, err = out_file.read_text(), err_file.read_text()
     assert own.returncode == 0, out + err
     assert "waiting for another measurement on this host" in out + err
+
+
+def test_fleet_noise_runs_the_aa_experiment_as_one_request_and_keeps_the_floors_per_machine(cluster):
+    """Issue 53: `fleet noise` sends the request `noise` makes (the library and its twin, `--runs` as its repeat);
+    the machine runs it back to back into the one store and keeps its own floors, under its own host."""
+    store = Store(cluster.db)
+    before = {row["id"] for row in store.list()}
+    result = cluster.cli("fleet", "noise", "--scheduler", cluster.address, "--machine", "lab-a", "--lib", "system",
+                         "--runs", "2", "--filter", "digest/sha256", "--processes", "3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [row for row in store.list() if row["id"] not in before]
+    assert len(rows) == 2 and {row["host"] for row in rows} == {"lab-a"}, rows
+    assert "(and 1 more)" in result.stdout
+    for row in rows:
+        run = store.load(row["id"])
+        assert run.settings["source"] == "sslperf noise" and run.settings["threshold"] == 0.02
+        assert sorted(lib.name for lib in run.libs) == ["system", "system#2"]
+        assert run.measurements and all(m.case.startswith("digest/sha256/") for m in run.measurements)
+    floors = store.floors("lab-a")
+    assert ("within", "digest") in floors and ("across", "digest") in floors, floors

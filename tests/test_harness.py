@@ -24,7 +24,7 @@ FAMILY_CASES = [
 
 
 def measure(libs, case_ids, **settings):
-    return scheduler.measure(libs, [parse_case(c) for c in case_ids],
+    return scheduler.measure_libs(libs, [parse_case(c) for c in case_ids],
                              Settings(settings.get("target_ms", 2), settings.get("samples", 3), settings.get("mask")),
                              None, "test")
 
@@ -129,7 +129,7 @@ def test_workers_are_pinned_and_samples_come_from_several_processes(tmp_path, mo
     with Worker(find_system(), cpu=cpu) as worker:
         assert worker.request("info", timeout=60).type == "info"
         assert os.sched_getaffinity(worker.pid) == {cpu}          # the live process, not the request
-    run = scheduler.measure([find_system()], [parse_case("kex/x25519/derive")], Settings(2, 6, processes=3, cpu=cpu), None, "test")
+    run = scheduler.measure_libs([find_system()], [parse_case("kex/x25519/derive")], Settings(2, 6, processes=3, cpu=cpu), None, "test")
     assert run.environment["pinned_cpu"] == cpu and run.settings["processes"] == 3
     pids = run.measurements[0].figures["process"]
     assert len(pids) == 6 and len(set(pids)) == 3
@@ -173,7 +173,7 @@ def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path
     # A second run, only after a first that called them apart, tells that chance (≤ 1% here) from a fault in the
     # pairing, which would call them apart again.
     for attempt in range(2):
-        aa = scheduler.measure([system, twin(system)], [case], Settings(5, 10, processes=5), None, "test")
+        aa = scheduler.measure_libs([system, twin(system)], [case], Settings(5, 10, processes=5), None, "test")
         same = compare([Column("a", aa.id, system.name), Column("b", aa.id, twin(system).name)], {aa.id: aa},
                        threshold=0.05).rows[0].changes[1]
         assert same.method == "paired", same
@@ -182,7 +182,7 @@ def test_the_same_library_twice_in_one_run_is_no_change_and_no_aesni_is(tmp_path
     assert same.verdict == "~", same
     if "aes" not in environment.capture()["cpu_flags"]:
         pytest.skip("this CPU has no AES-NI to mask")
-    masked = scheduler.measure([system], [case], Settings(5, 10, mask="no-aesni", processes=5), None, "test")
+    masked = scheduler.measure_libs([system], [case], Settings(5, 10, mask="no-aesni", processes=5), None, "test")
     slower = compare([Column("plain", aa.id, system.name), Column("masked", masked.id, system.name)],
                      {aa.id: aa, masked.id: masked}).rows[0].changes[1]
     assert slower.method == "processes" and slower.verdict == "slower" and slower.high < 0.7, slower

@@ -102,7 +102,7 @@ def harness(monkeypatch):
 
 
 def measure(case_ids_, options=None, rounds=3, libs=("a", "b")):
-    return scheduler.measure([FakeLib(n) for n in libs], [c if isinstance(c, case_ids.Case) else parse_case(c)
+    return scheduler.measure_libs([FakeLib(n) for n in libs], [c if isinstance(c, case_ids.Case) else parse_case(c)
                                                            for c in case_ids_],
                              Settings(1, 1, processes=rounds, cpu=None), None, "test", options=options or {})
 

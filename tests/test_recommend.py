@@ -139,8 +139,8 @@ def test_a_recent_run_is_reused_and_named_and_fresh_measures_anew(system_advice,
 
     asked = []
 
-    def record_and_stop(libs, cases, settings, *args, **kwargs):
-        asked.append(([lib.name for lib in libs], [c.id for c in cases], settings.mask))
+    def record_and_stop(request, *args, **kwargs):
+        asked.append((request.libs, request.cases, request.settings.mask))
         raise SslperfError("measured nothing (test)")
     monkeypatch.setattr(advise.scheduler, "measure", record_and_stop)
     monkeypatch.setenv("SSLPERF_DB", env["SSLPERF_DB"])

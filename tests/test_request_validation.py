@@ -237,7 +237,7 @@ def test_a_label_cannot_replace_a_setting_the_scheduler_records():
     settings = Settings(1, 3, processes=1, cpu=None)
     for key in ("samples", "target_ms", "counter", "modes", "processes"):
         with pytest.raises(SslperfError, match=key):
-            scheduler.measure([], [], settings, None, "sslperf test", {key: 10**9})
+            scheduler.measure_libs([], [], settings, None, "sslperf test", {key: 10**9})
 
 
 def test_control_characters_from_a_request_are_stored_escaped(sslperf_dirs, tmp_path):

@@ -71,7 +71,7 @@ def log(monkeypatch):
 
 
 def run(settings: Settings, libs=("a", "b"), cases=(CASE,)):
-    return scheduler.measure([FakeLib(name) for name in libs], list(cases), settings, None, "test")
+    return scheduler.measure_libs([FakeLib(name) for name in libs], list(cases), settings, None, "test")
 
 
 def sample_order(log: Log) -> list[str]:

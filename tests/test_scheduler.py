@@ -82,7 +82,7 @@ SIG = Case("sig/ed25519/sign", "sig", "ed25519", "sign")
 
 
 def measure(cases, libs=("a", "b"), **kwargs):
-    return scheduler.measure([FakeLib(n) if isinstance(n, str) else n for n in libs], cases,
+    return scheduler.measure_libs([FakeLib(n) if isinstance(n, str) else n for n in libs], cases,
                              Settings(target_ms=1, samples=1, cpu=None), None, "test", **kwargs)
 
 

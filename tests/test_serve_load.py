@@ -210,7 +210,7 @@ def test_serve_cases_run_in_rounds_interleaved_across_libraries_as_bisect_measur
     # The shortest load serve-load allows (bisect's default plan loads 1 s + 5 s a round): the order of the rounds and
     # their pairing across libraries do not depend on how long each one loads its server.
     short = serve_rounds.Plan(load.Load(seconds=1, warmup_seconds=0))
-    run = scheduler.measure(libs, [case], plan.settings(1000, 1, None, True, 3), None, "test",
+    run = scheduler.measure_libs(libs, [case], plan.settings(1000, 1, None, True, 3), None, "test",
                             options={"serve": short}, progress=lambda what, done, total: order.append(what))
     assert order == [f"{case.id} (pass {r} of 3)" for r in (1, 2, 3)] + ["done"]
     for m in run.measurements:

@@ -22,6 +22,7 @@ from sslperf.libs import installed
 from sslperf.libs.model import Lib
 from sslperf.libs.system import find_system
 from sslperf.measure import certificates, scheduler
+from sslperf.measure.request import Request, name_of
 from sslperf.measure.modes import registry, threads
 from sslperf.measure.settings import Settings
 from sslperf.measure.suites import Case, parse_case
@@ -123,8 +124,9 @@ class RealProbe:
         self.events.measuring([self.space.points[i].label for i in indexes], longer)
         started = time.monotonic()
         libs, extra = [self.libs[i] for i in indexes], {"suite": "bisect-step", "metric": self.judge.metric}
-        run = scheduler.measure(libs, [self.case], settings, None, "sslperf bisect", extra, self.options,
-                                self.events.measured, self.cert_dir)
+        request = Request("sslperf bisect", [name_of(lib) for lib in libs], [self.case.id], settings, self.options,
+                          extra)
+        run = scheduler.measure(request, None, self.events.measured, cert_dir=self.cert_dir)
         self.measure_seconds += time.monotonic() - started
         self.runs.append(run)
         return run

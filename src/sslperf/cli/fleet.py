@@ -18,7 +18,7 @@ from sslperf.fleet.scheduler import DEFAULT_HOST
 console = make_console()
 err_console = make_console(stderr=True)
 
-SUITE_VERBS = ("speed", "api", "tls")
+SUITE_VERBS = ("speed", "api", "tls", "noise")
 NOT_ON_A_FLEET = {"out": "--out (each machine's run is in the store: `sslperf runs export RUN --out FILE`)",
                   "no_store": "--no-store (a fleet's results are only gathered through the store)",
                   "list_only": "--list (list the cases with `sslperf VERB --list` here)"}
@@ -227,6 +227,7 @@ for _verb in SUITE_VERBS:
 def _send(ctx, verb: str, scheduler, types: tuple[str, ...], timeout: float, args: list[str]) -> None:
     from sslperf.fleet import builds, cluster, suites
     from sslperf.measure import verbs
+    from sslperf.measure.request import TWIN
     from sslperf.store.connect import store_url
 
     command, parsed = _parsed(ctx, verb, args)          # the verb's own usage errors, now
@@ -238,7 +239,8 @@ def _send(ctx, verb: str, scheduler, types: tuple[str, ...], timeout: float, arg
     store = open_store(ctx)
     with cluster.connect(scheduler) as client:
         chosen = cluster.chosen_types(client, types)
-        builds.refuse_missing(client, chosen, request.libs, scheduler.address)
+        builds.refuse_missing(client, chosen, list(dict.fromkeys(n.removesuffix(TWIN) for n in request.libs)),
+                              scheduler.address)
         with console.status(f"sslperf {escape(command)} on {len(chosen)} machine types") as status:
             pin_there = parsed.get("cpu") is None and not parsed.get("no_pin")
             fleet_run, outcomes = suites.send(client, store, db, request, chosen, timeout, pin_there,
@@ -266,7 +268,8 @@ def _progress_line(outcomes: dict) -> str:
 def _print_outcomes(fleet_run: str, outcomes: list) -> None:
     table = Table("machine type", "host", "run", "state", "results", title=f"fleet run {escape(fleet_run)}")
     for o in outcomes:
-        table.add_row(escape(o.tag), escape(o.host or "-"), escape(o.run_id or "-"),
+        table.add_row(escape(o.tag), escape(o.host or "-"),
+                      escape((o.run_id or "-") + (f" (and {o.runs - 1} more)" if o.runs > 1 else "")),
                       escape(o.state or ("failed" if not o.ok else "-")), str(o.results))
     console.print(table)
     failed = [o for o in outcomes if not o.ok]

@@ -25,5 +25,12 @@ def measure_request(ctx, request_file: Path) -> None:
     with request_file.open("rb") as sent:        # what a request may hold and one byte more: never a whole device
         data = sent.read(limits.REQUEST_BYTES + 1)
     request = Request.from_json(data, str(request_file))
+    if request.source == "sslperf noise":      # the A/A experiment: its runs, then the floors kept for this host
+        from sslperf.cli import noise
+        from sslperf.noise import floor
+
+        runs, floors = floor.measure_floors(request, common.open_store(ctx))
+        noise.show(runs, floors, 100 * float(request.labels.get("threshold", 0.02)), as_json=False)
+        return
     common.deliver_request(ctx, request, console, err_console, "wall", as_json=False, out=None, force=False,
                            no_store=False)

@@ -10,8 +10,7 @@ from rich.table import Table
 
 from sslperf.cli.common import make_console, open_store
 from sslperf.cli.options import Finite, placement_options
-from sslperf.libs import fips
-from sslperf.measure import plan, suites
+from sslperf.measure import limits, verbs
 from sslperf.noise import floor
 
 console = make_console()
@@ -20,10 +19,10 @@ err_console = make_console(stderr=True)
 
 @click.command()
 @click.option("--lib", "-l", "lib_name", default="system", show_default=True, help="The library to measure twice.")
-@click.option("--runs", "count", type=click.IntRange(2, 20), default=3, show_default=True,
-              help="Back-to-back runs (each with the library as two columns).")
-@click.option("--threshold", type=Finite(0, 100), default=2.0, show_default=True,
-              help="The plain threshold in %, to count the false verdicts it would give.")
+@click.option("--runs", "count", type=click.IntRange(int(limits.NOISE_RUNS.low), int(limits.NOISE_RUNS.high)),
+              default=3, show_default=True, help="Back-to-back runs (each with the library as two columns).")
+@click.option("--threshold", type=Finite(limits.NOISE_THRESHOLD.low, limits.NOISE_THRESHOLD.high), default=2.0,
+              show_default=True, help="The plain threshold in %, to count the false verdicts it would give.")
 @click.option("--filter", "patterns", multiple=True, help="Keep cases whose id matches this glob or substring.")
 @click.option("--json", "as_json", is_flag=True)
 @placement_options
@@ -40,20 +39,22 @@ def noise(ctx, lib_name, count, threshold, patterns, as_json, cpu, no_pin, fixed
       sslperf noise --runs 3
       sslperf compare RUN_A RUN_B        # uses the floor measured here
     """
-    [lib] = fips.columns((lib_name,))
-    depth = suites.DEPTHS["quick"]
-    run_settings = plan.settings(depth.target_ms, depth.samples, cpu, no_pin, processes, fixed_layout=fixed_layout)
-    cases = suites.select(suites.suite("quick"), patterns)
+    request = verbs.from_params("noise", ctx.params)
     runs, floors = floor.measure_floors(
-        lib, count, cases, run_settings, open_store(ctx), threshold / 100,
-        lambda n: err_console.print(f"[dim]A/A run {n} of {count} ({len(cases)} cases × 2 columns)…[/dim]"))
-    env = runs[0].environment
+        request, open_store(ctx),
+        lambda n: err_console.print(f"[dim]A/A run {n} of {count} ({len(request.cases)} cases × 2 columns)…[/dim]"))
+    show(runs, floors, threshold, as_json)
+
+
+def show(runs, floors, threshold: float, as_json: bool) -> None:
+    """The floors an A/A experiment gave (here or on a fleet machine: measure-request prints the same)."""
+    env, lib, count = runs[0].environment, runs[0].libs[0].name, len(runs)
     if as_json:
         click.echo(json.dumps({"host": env["host"], "runs": [r.id for r in runs],
                                "floors": [f.as_dict() for f in floors]}, indent=1))
         return
     table = Table(title=f"noise floor of {escape(str(env['host']))} ({escape(str(env.get('cpu_model')))}), "
-                        f"{escape(lib.name)}, {count} runs: the 95th "
+                        f"{escape(lib)}, {count} runs: the 95th "
                         "percentile of the A/A changes (the largest one)", title_justify="left")
     for column in ("family", "within a run (largest)", f"false verdicts at {threshold:g}%",
                    "across runs (largest)", f"false verdicts at {threshold:g}%"):

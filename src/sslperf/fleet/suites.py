@@ -39,6 +39,7 @@ class Outcome:
     results: int = 0
     worker: str | None = None
     message: str = ""
+    runs: int = 0                # its runs of this fleet run (a repeating request makes several)
 
 
 def shared_store(db: str) -> str:
@@ -120,13 +121,18 @@ def _ended(future, outcome: Outcome) -> None:
 
 
 def _runs_so_far(store, fleet_run: str, since: str, outcomes: dict[str, Outcome]) -> None:
+    """Each type's runs of this fleet run: a request that repeats (noise's A/A runs) makes several; the latest is
+    the one shown, the results are all of them."""
+    seen: dict[str, list[dict]] = {}
     for row in store.list(since):      # this fleet run's, not the whole store every second
         marker = (row.get("environment") or {}).get("fleet", "")
         run_of, _, tag = marker.partition(":")
         if run_of == fleet_run and tag in outcomes:
-            outcome = outcomes[tag]
-            outcome.run_id, outcome.host = row["id"], row.get("host")
-            outcome.state, outcome.results = row["state"], row["measurements"]
+            seen.setdefault(tag, []).append(row)
+    for tag, rows in seen.items():
+        outcome, latest = outcomes[tag], max(rows, key=lambda row: row["id"])
+        outcome.run_id, outcome.host, outcome.state = latest["id"], latest.get("host"), latest["state"]
+        outcome.results, outcome.runs = sum(row["measurements"] for row in rows), len(rows)
 
 
 def _settle(store, fleet_run: str, since: str, outcomes: dict[str, Outcome]) -> None:

@@ -104,7 +104,8 @@ def with_module(lib: Lib, module_lib: Lib) -> Lib:
     name = f"{lib.name}:fips-{module_lib.version}"
     env = {**lib.env, "SSLPERF_FIPS_CONFIG": str(config), "OPENSSL_CONF": str(config),
            "OPENSSL_MODULES": str(module_lib.prefix / MODULE.parent)}
-    return dataclasses.replace(lib, name=name, env=env, base=lib.base or lib.name)
+    return dataclasses.replace(lib, name=name, env=env, base=lib.base or lib.name,
+                               spec=f"{lib.name}:fips={module_lib.name}")
 
 
 def columns(names: tuple[str, ...], providers: tuple[str, ...] = (), fips_modules: tuple[str, ...] = ()) -> list[Lib]:

@@ -44,6 +44,9 @@ class Lib:
     # its harness processes get in their environment.
     base: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    # How a measurement request names a view (measure.request.name_of): `openssl-3.6.3:fips=openssl-3.1.2+fips`,
+    # or a second column of one library, `system#2`; None for a library its name finds.
+    spec: str | None = None
 
     @property
     def variant_label(self) -> str:

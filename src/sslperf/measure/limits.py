@@ -38,6 +38,8 @@ SERVE_CONNECTIONS = Bound(1, 10_000)    # serve-load --connections (wrk's)
 SERVE_SECONDS = Bound(1, 600)           # serve-load --seconds: the timed load of a round
 SERVE_WARMUP = Bound(0, 60)             # serve-load --warmup
 SERVE_ROUNDS = Bound(3, 100)            # serve-load --rounds
+NOISE_RUNS = Bound(2, 20)               # noise --runs: the A/A experiment's back-to-back runs (a request's repeat)
+NOISE_THRESHOLD = Bound(0, 100)         # noise --threshold, in %
 PORT = Bound(1, 65_535)                 # serve-load --port
 
 # ---- what only a request holds (the verbs set these themselves) -------------------------------------------------

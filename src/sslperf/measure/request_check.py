@@ -272,6 +272,7 @@ TOP = {
     "fips_modules": listed(_LIB, 0, limits.LIBS),
     "tuning": listed(choice(TUNING), 0, 2 * len(TUNING)),      # a warning names each; a few, maybe repeated
     "options": fields(OPTIONS),
+    "repeat": integer(Bound(1, limits.NOISE_RUNS.high)),
 }
 REQUIRED = ("source", "libs", "cases", "settings")
 

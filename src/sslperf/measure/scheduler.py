@@ -10,7 +10,7 @@ in the other order (base.pass_order). What a round is belongs to the case's mode
 count. Each sample records its round, its process and when its round began (figures ROUND, PROCESS, START), so the
 run JSON shows the interleaving and anyone can plot drift.
 
-    run = scheduler.measure(libs, cases, settings, store, "sslperf tls", labels={"suite": "tls"})
+    run = scheduler.measure(Request("sslperf tls", ["openssl-3.6"], case_ids, settings, labels={"suite": "tls"}), store)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from sslperf import pinning
 from sslperf.cases.ids import Case
 from sslperf.measure.modes import base, registry
 from sslperf.measure.recording import new_run, recorded
+from sslperf.measure.request import Request
 from sslperf.measure.settings import RECORDED, Settings
 from sslperf.results import Measurement, Run
 from sslperf.stats import NOISY_CI
@@ -47,15 +48,26 @@ class _Case:
     taken: int = 0                               # rounds taken so far
 
 
-def measure(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
-            labels: dict | None = None, options: dict[str, object] | None = None, progress: Progress | None = None,
-            cert_dir=None, on_build: Callable[[str], None] | None = None, build_progress=None,
-            tuning: list[str] | None = None) -> Run:
-    """`cases` on `libs`, each case measured by its mode (the registry's row that claims it), recorded into
-    `store` (None: nowhere) as it goes. `options`: each mode's own options by mode name (else its defaults);
-    `labels`: what the run's settings record beside the scheduler's own; `on_build` and `build_progress` show what a
-    mode builds before its first round (a curl, a server); `tuning`: the verb's options for longer or more samples,
-    the only ones a warning names."""
+def measure(request: Request, store, progress: Progress | None = None, *, cert_dir=None,
+            on_build: Callable[[str], None] | None = None, build_progress=None) -> Run:
+    """The one entry of every measuring feature — speed, api, tls, scale, serve-load, bisect, track, noise,
+    recommend, offload, and a fleet machine's `measure-request`: the request's libraries and cases, resolved and
+    checked, measured and recorded into `store` (None: nowhere) as it goes. `cert_dir`: test certificates made
+    already (a bisect's steps share theirs); `on_build` and `build_progress` show what a mode builds before its
+    first round (a curl, a server)."""
+    libs, cases = request.resolve()
+    return measure_libs(libs, cases, request.settings, store, request.source, request.labels, request.options,
+                        progress, cert_dir, on_build, build_progress, request.tuning)
+
+
+def measure_libs(libs: list[Lib], cases: list[Case], settings: Settings, store, source: str,
+                 labels: dict | None = None, options: dict[str, object] | None = None,
+                 progress: Progress | None = None, cert_dir=None, on_build: Callable[[str], None] | None = None,
+                 build_progress=None, tuning: list[str] | None = None) -> Run:
+    """measure() on libraries already in hand: what a Request resolves to, or (tests, benches) libraries no name
+    finds. Features build a Request instead (tests/test_layers.py holds them to it). `options`: each mode's own
+    options by mode name (else its defaults); `labels`: what the run's settings record beside the scheduler's own;
+    `tuning`: the verb's options for longer or more samples, the only ones a warning names."""
     _refuse_labels(labels or {})
     by_mode = registry.split(cases, settings.counter)
     waiting = (lambda: progress("waiting for another measurement on this host (a fleet serves it)", 0, 0)) \

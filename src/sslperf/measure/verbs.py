@@ -9,7 +9,7 @@ from sslperf.measure import netpath, plan, suites
 from sslperf.cases.ids import Case
 from sslperf.measure.modes import clients, curl, loopback, memory, quic, quic_memory, quic_transfer, threads
 from sslperf.measure.modes import transfer_tcp
-from sslperf.measure.request import Request
+from sslperf.measure.request import TWIN, Request
 
 # The curl regression's two connection shapes: what `tls loopback` measures when no case is chosen.
 CURL_SHAPES = (("tls1.3", "x25519", "ecdsa-p256"), ("tls1.2", "x25519", "rsa-2048"))
@@ -252,7 +252,21 @@ def _tls_threads(p: dict) -> Request:
                           _settings(p, 1, 1), **_lib_args(p))
 
 
+def _noise(p: dict) -> Request:
+    """`sslperf noise`: the quick primitives suite with one library as two columns, `--runs` runs back to back."""
+    depth = suites.DEPTHS["quick"]
+    lib = p.get("lib_name") or "system"
+    cases = suites.select(suites.suite("quick"), p.get("patterns") or ())
+    return Request("sslperf noise", [lib, lib + TWIN], [c.id for c in cases],
+                   plan.settings(depth.target_ms, depth.samples, p.get("cpu"), p.get("no_pin"), p.get("processes"),
+                                 fixed_layout=p.get("fixed_layout")),
+                   labels={"suite": "noise", "threshold": (p.get("threshold") if p.get("threshold") is not None
+                                                           else 2.0) / 100},
+                   repeat=p.get("count") or 3)
+
+
 REQUESTS = {
+    "noise": _noise,
     "speed": _speed,
     "api": _api,
     "tls handshake": lambda p: tls_handshake(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),

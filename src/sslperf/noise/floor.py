@@ -23,9 +23,9 @@ import numpy as np
 from sslperf.compare import Column, compare
 from sslperf.libs.model import Lib
 from sslperf.measure import environment, scheduler
+from sslperf.measure.request import TWIN, Request
 from sslperf.results import Run
 
-TWIN = "#2"          # the second column of the within-run experiment: LIB#2
 FLOOR_PERCENTILE = 95
 
 
@@ -43,8 +43,8 @@ class Floor:
 
 
 def twin(lib: Lib) -> Lib:
-    """A second column of the same library (its own worker processes)."""
-    return dataclasses.replace(lib, name=lib.name + TWIN)
+    """A second column of the same library (its own worker processes), as a request's `NAME#2` resolves to."""
+    return dataclasses.replace(lib, name=lib.name + TWIN, spec=lib.name + TWIN)
 
 
 def floors(runs: list[Run], lib: str, threshold: float = 0.02) -> list[Floor]:
@@ -69,25 +69,18 @@ def floors(runs: list[Run], lib: str, threshold: float = 0.02) -> list[Floor]:
     return out
 
 
-def experiment(lib: Lib, count: int, measure: Callable[[list[Lib]], Run]) -> list[Run]:
-    """`count` back-to-back runs of `lib` and its twin (`measure` runs one)."""
-    return [measure([lib, twin(lib)]) for _ in range(count)]
-
-
-def measure_floors(lib: Lib, count: int, cases: list, settings, store, threshold: float,
-                   before_each: Callable[[int], None] = lambda n: None) -> tuple[list[Run], list[Floor]]:
-    """The A/A experiment on `lib` (`count` runs of `cases`, each with its
-    twin) and the floors it gives, kept in `store` for this host, where
-    compare, bisect and report find them (noise.applied.floor_for)."""
+def measure_floors(request: Request, store, before_each: Callable[[int], None] = lambda n: None
+                   ) -> tuple[list[Run], list[Floor]]:
+    """The A/A experiment a request asks for (measure.verbs' `noise`: a library and its TWIN, `repeat` runs back to
+    back, the plain threshold as its label) and the floors it gives, kept in `store` for this host, where compare,
+    bisect and report find them (noise.applied.floor_for). The same here and on a fleet machine (measure-request)."""
     runs = []
-
-    def one(libs: list[Lib]) -> Run:
-        before_each(len(runs) + 1)
-        runs.append(scheduler.measure(libs, cases, settings, store, "sslperf noise", {"suite": "noise"}))
-        return runs[-1]
-
-    experiment(lib, count, one)
-    found = floors(runs, lib.name, threshold)
-    store.save_floors(runs[0].environment["host"], environment.capture()["time"], lib.name,
-                      [f.as_dict() for f in found], [r.id for r in runs])
+    for n in range(request.repeat):
+        before_each(n + 1)
+        runs.append(scheduler.measure(request, store))
+    lib = runs[0].libs[0].name
+    found = floors(runs, lib, float(request.labels.get("threshold", 0.02)))
+    if store is not None:
+        store.save_floors(runs[0].environment["host"], environment.capture()["time"], lib,
+                          [f.as_dict() for f in found], [r.id for r in runs])
     return runs, found

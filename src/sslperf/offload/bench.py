@@ -27,6 +27,7 @@ from sslperf.verdict import judge
 from sslperf.errors import SslperfError
 from sslperf.cases import catalog
 from sslperf.measure import scheduler
+from sslperf.measure.request import Request, name_of
 from sslperf.cases.ids import Case, make
 from sslperf.offload import config, drivers
 from sslperf.results import Measurement, Run
@@ -68,8 +69,8 @@ def measure(lib, chosen: list[Case], settings, store, progress=None) -> Run:
     names = {c.algorithm for c in chosen}
     serving = drivers.serving({kernel[a] for a in names})
     facts = {a: {"kernel": kernel[a], **serving.get(kernel[a], {})} for a in sorted(names)}
-    return scheduler.measure([lib], chosen, settings, store, SOURCE, {"suite": "afalg", SETTINGS_KEY: facts},
-                             progress=progress)
+    return scheduler.measure(Request(SOURCE, [name_of(lib)], [c.id for c in chosen], settings,
+                                     labels={"suite": "afalg", SETTINGS_KEY: facts}), store, progress)
 
 
 def require_af_alg() -> None:

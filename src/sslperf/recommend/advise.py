@@ -11,6 +11,7 @@ from sslperf.errors import SslperfError
 from sslperf.libs import fips, installed
 from sslperf.libs.model import Lib
 from sslperf.measure import scheduler
+from sslperf.measure.request import Request, name_of
 from sslperf.measure.scheduler import Progress
 from sslperf.recommend import decide, evidence
 from sslperf.recommend.check import LibraryCheck
@@ -41,8 +42,9 @@ def advise(advised: Lib, plain: Lib, use_fips: bool, clients: str, floor: int, c
     measured now (kept in `store` unless it is None); with `use_fips`, also
     what the FIPS module costs against `plain` (the library as it is)."""
     def measure_on(target: Lib):
-        return lambda cases, settings: scheduler.measure([target], cases, settings, store, "sslperf recommend",
-                                                         {"suite": "recommend"}, progress=progress)
+        return lambda cases, settings: scheduler.measure(
+            Request("sslperf recommend", [name_of(target)], [c.id for c in cases], settings,
+                    labels={"suite": "recommend"}), store, progress)
 
     figures = evidence.gather(advised, floor, runs, measure_on(advised), store is None)
     fips_cost = evidence.masked_aeads(plain, measure_on(plain)) if use_fips else None

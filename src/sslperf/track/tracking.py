@@ -14,6 +14,7 @@ from sslperf.errors import BuildFailed
 from sslperf.libs import build as builder
 from sslperf.errors import SslperfError
 from sslperf.measure import scheduler
+from sslperf.measure.request import Request, name_of
 from sslperf.measure.environment import host_name
 from sslperf.measure.modes import registry
 from sslperf.measure.settings import Settings
@@ -130,9 +131,10 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
             started = time.monotonic()
             chosen = measurable(request.cases, metric)
             if chosen:          # every mode's cases in one run, interleaved by the one scheduler
-                run = scheduler.measure([built.lib], chosen, settings, store, SOURCE,
-                                        {"suite": "track", "metric": metric,
-                                         "track": _key(commit, request, [c.id for c in chosen])})
+                run = scheduler.measure(Request(SOURCE, [name_of(built.lib)], [c.id for c in chosen], settings,
+                                                labels={"suite": "track", "metric": metric,
+                                                        "track": _key(commit, request, [c.id for c in chosen])}),
+                                        store)
                 outcome.runs.setdefault(metric, []).append(run.id)
             outcome.measure_seconds += time.monotonic() - started
     return outcomes, max(0, len(todo) - request.limit)
