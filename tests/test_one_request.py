@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sslperf.cli import declared_params
 from sslperf.errors import SslperfError
 from sslperf.measure import verbs
 from sslperf.measure.request import TWIN, Request, name_of
@@ -41,8 +42,8 @@ def test_a_twin_is_the_same_library_in_a_column_of_its_own(sslperf_dirs):
 def test_noise_is_a_request_that_repeats_and_travels_as_json(sslperf_dirs):
     """What `sslperf noise` and `sslperf fleet noise` send: the library and its twin, the quick suite, the runs as
     `repeat`, the plain threshold as a label; checked on the way in like any request."""
-    request = verbs.from_params("noise", {"lib_name": "system", "count": 4, "threshold": 3.0,
-                                          "patterns": ("digest/sha256",), "processes": 3, "no_pin": True})
+    request = verbs.from_params("noise", declared_params("noise", count=4, threshold=3.0, patterns=("digest/sha256",),
+                                                         processes=3, no_pin=True))
     assert request.source == "sslperf noise" and request.libs == ["system", "system#2"] and request.repeat == 4
     assert request.labels == {"suite": "noise", "threshold": 0.03} and request.cases
     assert all("digest/sha256" in c for c in request.cases)

@@ -10,6 +10,7 @@ import click
 import pytest
 from conftest import free_port, run_cli
 
+from sslperf.cli import declared_params
 from sslperf.errors import SslperfError
 from sslperf.measure import limits, scheduler, verbs
 from sslperf.measure.request import Request
@@ -177,7 +178,7 @@ def test_what_every_verb_sends_is_accepted_again():
               ("serve-load", {"connections": 10000, "seconds": 600, "warmup": 60, "round_count": 100,
                               "port": free_port()}),
               ("speed", {"metric": "instructions", "case_ids": ("kex/x25519/derive",)})]
-    made = [verbs.from_params(command, p) for command, p in params]
+    made = [verbs.from_params(command, declared_params(command, **p)) for command, p in params]
     made.append(sweep.request(None, ("kex/x25519/derive",), (), "1,2", "own", 60.0, 5, True, True))
     for request in made:
         again = Request.from_json(request.to_json())

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from sslperf.bisect import render
+from sslperf.cli import declared_params
 from sslperf.bisect.probe import Build
 from sslperf.bisect.search import Boundary, Outcome
 from sslperf.bisect.space import Point, Space
@@ -22,14 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("command, params, offered, not_offered", [
     ("speed", {"time_ms": None, "samples": None, "processes": None}, "use --time to lengthen them or --samples",
      None),
-    ("tls loopback", {"requests": 10, "rounds": 3, "processes": None}, "--rounds or --requests", "--samples"),
+    ("tls loopback", {"requests": 10, "rounds": 3}, "--rounds or --requests", "--samples"),
 ])
 def test_the_noisy_interval_warning_names_only_options_the_verb_has(monkeypatch, command, params, offered,
                                                                      not_offered):
     """The warning told `tls loopback` (no --samples) to use --samples: the request carries the verb's own."""
     made = verbs.Request("test", ["system"], [], None)
     monkeypatch.setitem(verbs.REQUESTS, command, lambda p: made)
-    tuning = verbs.from_params(command, params).tuning
+    tuning = verbs.from_params(command, declared_params(command, **params)).tuning
     said = scheduler._remedy(tuning)
     assert offered in said and (not_offered is None or not_offered not in said), said
     assert "--samples" not in scheduler._remedy([]) and "--time" not in scheduler._remedy([])

@@ -35,6 +35,20 @@ def get_verb(name: str) -> click.Command:
     return getattr(importlib.import_module(f"sslperf.cli.{module}"), attribute)
 
 
+def declared_params(command: str, **given) -> dict:
+    """`command`'s parsed options ("tls loopback", "speed" …) as its click declaration has them with no arguments —
+    each option's one declared default — and `given` over them: what measure.verbs.from_params takes, for callers
+    that are not a command line (tests)."""
+    verb, _, sub = command.partition(" ")
+    declared = get_verb(verb)
+    if sub:
+        declared = declared.commands[sub]
+    unknown = set(given) - {p.name for p in declared.params}
+    if unknown:
+        raise TypeError(f"{command} declares no {', '.join(sorted(unknown))}")
+    return {**declared.make_context(command, [], resilient_parsing=True).params, **given}
+
+
 class Verbs(click.Group):
     """The verbs, in the order listed; each imported on first use."""
 

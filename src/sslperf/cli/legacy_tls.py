@@ -7,38 +7,33 @@ from __future__ import annotations
 
 import math
 
-# Flags that chose the measurement, and the options that took a value (to walk the arguments).
+import click
+
+# The old flags that chose the measurement; what each subcommand takes, and which options take a value, are read
+# from the subcommands' own click declarations (options declared once: no second table to drift from them).
 MODE_FLAGS = ("--loopback", "--quic", "--memory", "--transfer")
-VALUED = {"--lib", "-l", "--filter", "--time", "--samples", "--metric", "--out", "--case", "--path", "--requests",
-          "--client", "--curl", "--server-lib", "--threads", "--thread-seconds", "--thread-mode", "--connections",
-          "--provider", "--fips-module", "--cpu", "--processes"}
-# What each subcommand takes (the rest is dropped and said).
-TAKES = {
-    "handshake": {"--lib", "-l", "--filter", "--time", "--samples", "--metric", "--json", "--out", "--force",
-                  "--no-store", "--quick", "--full", "--case", "--list", "--provider", "--fips-module", "--cpu",
-                  "--no-pin", "--fixed-layout", "--processes"},
-    "loopback": {"--lib", "-l", "--filter", "--case", "--list", "--requests", "--rounds", "--client", "--curl",
-                 "--server-lib", "--json", "--out", "--force", "--no-store", "--provider", "--fips-module"},
-    "memory": {"--lib", "-l", "--filter", "--case", "--list", "--connections", "--json", "--out", "--force",
-               "--no-store", "--provider", "--fips-module"},
-    "threads": {"--lib", "-l", "--filter", "--case", "--list", "--threads", "--thread-seconds", "--thread-mode",
-                "--transfer", "--rounds", "--json", "--out", "--force", "--no-store", "--provider", "--fips-module"},
-    "quic": {"--lib", "-l", "--filter", "--case", "--list", "--requests", "--rounds", "--path", "--transfer",
-             "--time", "--memory", "--connections", "--clients", "--server-lib", "--json", "--out", "--force",
-             "--no-store"},
-}
-TAKES["transfer"] = TAKES["handshake"] | {"--tcp", "--rounds"}
+OLD_VALUED = {"--threads"}          # `--threads 1,2` chose the threads measurement and its counts
 
 
-def translate(args: list[str], subcommands: list[str]) -> tuple[list[str], str | None]:
+def _declared(commands: dict[str, click.Command]) -> tuple[dict[str, set[str]], set[str]]:
+    """(each subcommand's option spellings, the spellings that take a value) as the subcommands declare them."""
+    takes = {sub: {o for p in command.params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
+             for sub, command in commands.items()}
+    valued = {o for command in commands.values() for p in command.params
+              if isinstance(p, click.Option) and not p.is_flag and not p.count for o in p.opts}
+    return takes, valued | OLD_VALUED
+
+
+def translate(args: list[str], commands: dict[str, click.Command]) -> tuple[list[str], str | None]:
     """(the arguments as the subcommand reads them, the note to print once) — unchanged, with no note, when they
-    already name a subcommand or use none of the old flags."""
-    if args and args[0] in subcommands:
+    already name a subcommand or use none of the old flags. `commands`: tls's subcommands by name."""
+    if args and args[0] in commands:
         return args, None
+    takes, valued = _declared(commands)
     if not any(a in MODE_FLAGS or a == "--threads" for a in args):
-        _refuse_others_options(args)
+        _refuse_others_options(_pairs(args, valued), takes)
         return args, None
-    pairs = _pairs(args)
+    pairs = _pairs(args, valued)
     flags = {name for name, _ in pairs}
     _refuse_pairs(flags)
     sub, extra = _subcommand(flags, pairs)
@@ -46,11 +41,11 @@ def translate(args: list[str], subcommands: list[str]) -> tuple[list[str], str |
     for name, value in pairs:
         if name in MODE_FLAGS and not (name == "--transfer" and sub == "threads") or name == "--threads" and sub == "quic":
             continue
-        if name == "--samples" and "--rounds" in TAKES[sub] and sub != "transfer" or \
+        if name == "--samples" and "--rounds" in takes[sub] and sub != "transfer" or \
                 name == "--samples" and sub == "transfer" and "--tcp" in extra:
             kept += ["--rounds", str(_rounds(sub, value))]
             continue
-        if name not in TAKES[sub]:
+        if name not in takes[sub]:
             dropped.append(name)
             continue
         kept += [name] + ([value] if value is not None else [])
@@ -63,14 +58,14 @@ def translate(args: list[str], subcommands: list[str]) -> tuple[list[str], str |
     return new, note + "; the old spelling will go."
 
 
-def _pairs(args: list[str]) -> list[tuple[str, str | None]]:
+def _pairs(args: list[str], valued: set[str]) -> list[tuple[str, str | None]]:
     pairs, i = [], 0
     while i < len(args):
         name = args[i]
         if "=" in name and name.startswith("--"):
             name, value = name.split("=", 1)
             pairs.append((name, value))
-        elif name in VALUED and i + 1 < len(args):
+        elif name in valued and i + 1 < len(args):
             pairs.append((name, args[i + 1]))
             i += 1
         else:
@@ -79,12 +74,12 @@ def _pairs(args: list[str]) -> list[tuple[str, str | None]]:
     return pairs
 
 
-def _refuse_others_options(args: list[str]) -> None:
+def _refuse_others_options(pairs, takes: dict[str, set[str]]) -> None:
     """An option of another subcommand given to the default one (`tls --client curl`): say whose it is."""
     from sslperf.errors import SslperfError
 
-    for name, _ in _pairs(args):
-        owners = [sub for sub, takes in TAKES.items() if name in takes]
+    for name, _ in pairs:
+        owners = [sub for sub, taken in takes.items() if name in taken]
         if name.startswith("--") and owners and "handshake" not in owners:
             raise SslperfError(f"{name} belongs to `sslperf tls {owners[0]}`"
                                + (f" (and {', '.join(owners[1:])})" if len(owners) > 1 else "")

@@ -24,7 +24,7 @@ class TlsGroup(click.Group):
     """`tls` alone runs the in-memory handshakes; old flag spellings become their subcommand."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        translated, said = legacy_tls.translate(args, list(self.commands))
+        translated, said = legacy_tls.translate(args, self.commands)
         if said:
             err_console.print(f"[yellow]note:[/] {escape(said)}", soft_wrap=True)
         if translated and translated[0] not in self.commands and not translated[0].startswith("-") \

@@ -49,18 +49,16 @@ def shown(cpus: tuple[int, ...]) -> str:
 
 def request(p: dict) -> Request:
     """serve-load's parsed options as the request the scheduler takes."""
-    cases = chosen_cases(p.get("case_ids"), p.get("servers"), p.get("scenarios"), p.get("protocols"),
-                         p.get("groups"), p.get("certs"))
-    if p.get("port") is not None:
+    cases = chosen_cases(p["case_ids"], p["servers"], p["scenarios"], p["protocols"], p["groups"], p["certs"])
+    if p["port"] is not None:
         check_port(p["port"])
-    serve_plan = Plan(Load(p.get("connections") or 64, p.get("seconds") or 5, p.get("warmup", 1)),
-                      cpus(p.get("server_cpus"), "--server-cpus"), cpus(p.get("client_cpus"), "--client-cpus"),
-                      p.get("port"), p.get("server_version"))
+    serve_plan = Plan(Load(p["connections"], p["seconds"], p["warmup"]), cpus(p["server_cpus"], "--server-cpus"),
+                      cpus(p["client_cpus"], "--client-cpus"), p["port"], p["server_version"])
     servers_at, clients_at = serve_plan.cpus()
-    if p.get("server_cpus") and p.get("client_cpus") and set(servers_at) & set(clients_at):
+    if p["server_cpus"] and p["client_cpus"] and set(servers_at) & set(clients_at):
         raise SslperfError(f"The server CPUs ({shown(servers_at)}) and wrk's ({shown(clients_at)}) overlap, so the "
                            "client would compete with the server it measures.",
                            hint="Give --server-cpus and --client-cpus CPUs apart.")
-    settings = plan.settings(1, 1, None, True, p.get("round_count") or 5)
-    return Request("sslperf serve-load", list(p.get("lib_names") or ("system",)), [c.id for c in cases], settings,
-                   {"serve": serve_plan}, {"suite": "serve-load", "metric": p.get("metric") or "wall"})
+    settings = plan.settings(1, 1, None, True, p["round_count"])
+    return Request("sslperf serve-load", list(p["lib_names"] or ("system",)), [c.id for c in cases], settings,
+                   {"serve": serve_plan}, {"suite": "serve-load", "metric": p["metric"]})

@@ -208,83 +208,80 @@ def _kept(cases: list[Case], patterns) -> list[Case]:
 
 
 # ---- each command's parsed options (click's ctx.params) → its request: what the CLI and the fleet both call ----
+# Each option's default is declared once, on its click option: `p` holds every option the command declares (click
+# fills in the defaults; cli.declared_params does the same for callers that are not a command line), so a value
+# read here is never given a second default. Where a verb declares no --time/--samples, the mode's own is given.
 
 def _settings(p: dict, time_ms=None, samples=None):
-    return plan.settings(p.get("time_ms") or time_ms, p.get("samples") or samples, p.get("cpu"), p.get("no_pin"),
-                         p.get("processes"), p.get("cpu_mask"), p.get("metric") or "wall", p.get("fixed_layout"))
+    """`time_ms` and `samples`: what a run takes when the verb leaves them to its depth or declares none."""
+    given_ms, given_samples = p.get("time_ms"), p.get("samples")
+    return plan.settings(time_ms if given_ms is None else given_ms, samples if given_samples is None else given_samples,
+                         p.get("cpu"), p.get("no_pin", False), p.get("processes"), p.get("cpu_mask"),
+                         p.get("metric", "wall"), p.get("fixed_layout", False))
 
 
 def _lib_args(p: dict) -> dict:
-    return {"providers": p.get("providers") or (), "fips_modules": p.get("fips_modules") or ()}
+    return {"providers": p["providers"], "fips_modules": p["fips_modules"]}
 
 
 def _speed(p: dict) -> Request:
-    depth = suites.DEPTHS[p.get("depth") or "default"]
-    if p.get("thread_list"):
+    depth = suites.DEPTHS[p["depth"] or "default"]
+    if p["thread_list"]:
         return _across(p, "sslperf speed", suites.select([suites.parse_case(c) for c in p["case_ids"]] if
-                                                         p.get("case_ids") else suites.suite(depth.name),
-                                                         p.get("patterns") or ()))
-    return speed(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (), depth.name, p.get("sizes"),
-                 p.get("workload"), _settings(p, depth.target_ms, depth.samples), **_lib_args(p))
+                                                         p["case_ids"] else suites.suite(depth.name), p["patterns"]))
+    return speed(p["lib_names"], p["patterns"], p["case_ids"], depth.name, p["sizes"], p["workload"],
+                 _settings(p, depth.target_ms, depth.samples), **_lib_args(p))
 
 
 def _api(p: dict) -> Request:
-    if p.get("thread_list"):
-        return _across(p, "sslperf api", suites.select(suites.api_cases(), p.get("patterns") or ()))
-    return api(p.get("lib_names"), p.get("patterns") or (), _settings(p, 20, 10), **_lib_args(p))
+    if p["thread_list"]:
+        return _across(p, "sslperf api", suites.select(suites.api_cases(), p["patterns"]))
+    return api(p["lib_names"], p["patterns"], _settings(p), **_lib_args(p))
 
 
 def _across(p: dict, source: str, inner: list[Case]) -> Request:
-    rounds = max((p.get("samples") or 0) // 3, threads.ROUNDS)
-    return across_threads(source, p.get("lib_names"), inner, p["thread_list"], p.get("thread_seconds") or 2.0,
-                          p.get("thread_mode") or "own", p.get("rounds") or rounds, _settings(p, 1, 1),
-                          **_lib_args(p))
+    """speed and api across threads (--threads): rounds of --thread-seconds, a third of --samples."""
+    rounds = max((p["samples"] or 0) // 3, threads.ROUNDS)
+    return across_threads(source, p["lib_names"], inner, p["thread_list"], p["thread_seconds"], p["thread_mode"],
+                          rounds, _settings(p, 1, 1), **_lib_args(p))
 
 
 def _tls_threads(p: dict) -> Request:
-    given = [suites.parse_case(c) for c in p.get("case_ids") or ()]
+    given = [suites.parse_case(c) for c in p["case_ids"]]
     # The pinned handshake first (the quick suite's as-deployed case negotiates differently per library).
-    default = suites.transfer_suite("quick") if p.get("transfer") else \
+    default = suites.transfer_suite("quick") if p["transfer"] else \
         [c for c in suites.tls_suite("quick") if c.part("group") != "default"]
-    inner = suites.select(given or default, p.get("patterns") or ())
-    return across_threads("sslperf tls", p.get("lib_names"), inner, p.get("thread_list") or "1,2",
-                          p.get("thread_seconds") or 2.0, p.get("thread_mode") or "shared", p.get("rounds") or 3,
-                          _settings(p, 1, 1), **_lib_args(p))
+    inner = suites.select(given or default, p["patterns"])
+    return across_threads("sslperf tls", p["lib_names"], inner, p["thread_list"], p["thread_seconds"],
+                          p["thread_mode"], p["rounds"], _settings(p, 1, 1), **_lib_args(p))
 
 
 def _noise(p: dict) -> Request:
     """`sslperf noise`: the quick primitives suite with one library as two columns, `--runs` runs back to back."""
     depth = suites.DEPTHS["quick"]
-    lib = p.get("lib_name") or "system"
-    cases = suites.select(suites.suite("quick"), p.get("patterns") or ())
-    return Request("sslperf noise", [lib, lib + TWIN], [c.id for c in cases],
-                   plan.settings(depth.target_ms, depth.samples, p.get("cpu"), p.get("no_pin"), p.get("processes"),
-                                 fixed_layout=p.get("fixed_layout")),
-                   labels={"suite": "noise", "threshold": (p.get("threshold") if p.get("threshold") is not None
-                                                           else 2.0) / 100},
-                   repeat=p.get("count") or 3)
+    cases = suites.select(suites.suite("quick"), p["patterns"])
+    return Request("sslperf noise", [p["lib_name"], p["lib_name"] + TWIN], [c.id for c in cases],
+                   _settings(p, depth.target_ms, depth.samples),
+                   labels={"suite": "noise", "threshold": p["threshold"] / 100}, repeat=p["count"])
 
 
 REQUESTS = {
     "noise": _noise,
     "speed": _speed,
     "api": _api,
-    "tls handshake": lambda p: tls_handshake(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
-                                             p.get("depth") or "default", _settings(p, 50, 10), **_lib_args(p)),
-    "tls transfer": lambda p: tls_transfer(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
-                                           p.get("depth") or "default", _settings(p, 50, 10), bool(p.get("tcp")),
-                                           p.get("rounds"), **_lib_args(p)),
-    "tls loopback": lambda p: tls_loopback(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
-                                           p.get("requests") or 10, p.get("rounds") or 3,
-                                           p.get("client_kind") or "harness", p.get("curl_spec"), p.get("server_lib"),
-                                           _settings(p, 1, 1), **_lib_args(p)),
-    "tls memory": lambda p: tls_memory(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
-                                       p.get("connections") or "100,1000", **_lib_args(p)),
+    "tls handshake": lambda p: tls_handshake(p["lib_names"], p["patterns"], p["case_ids"], p["depth"] or "default",
+                                             _settings(p), **_lib_args(p)),
+    "tls transfer": lambda p: tls_transfer(p["lib_names"], p["patterns"], p["case_ids"], p["depth"] or "default",
+                                           _settings(p), p["tcp"], p["rounds"], **_lib_args(p)),
+    "tls loopback": lambda p: tls_loopback(p["lib_names"], p["patterns"], p["case_ids"], p["requests"], p["rounds"],
+                                           p["client_kind"], p["curl_spec"], p["server_lib"], _settings(p, 1, 1),
+                                           **_lib_args(p)),
+    "tls memory": lambda p: tls_memory(p["lib_names"], p["patterns"], p["case_ids"], p["connections"],
+                                       **_lib_args(p)),
     "tls threads": _tls_threads,
-    "tls quic": lambda p: tls_quic(p.get("lib_names"), p.get("patterns") or (), p.get("case_ids") or (),
-                                   p.get("requests") or 10, p.get("rounds") or 3, p.get("net_path"),
-                                   bool(p.get("transfer")), bool(p.get("memory_")), p.get("client_threads"),
-                                   p.get("connections") or "100,1000", _settings(p, 250, 1), p.get("server_lib")),
+    "tls quic": lambda p: tls_quic(p["lib_names"], p["patterns"], p["case_ids"], p["requests"], p["rounds"],
+                                   p["net_path"], p["transfer"], p["memory_"], p["client_threads"], p["connections"],
+                                   _settings(p, samples=1), p["server_lib"]),
 }
 
 
