@@ -238,3 +238,20 @@ def _example(template) -> case_ids.Case:
         parts[name] = (first["name"] if isinstance(first, dict) else first) if first is not None else \
             {"size": "16", "case": "sig/ed25519/sign", "mode": "own", "workload": None, "path": None}.get(name, "x")
     return case_ids.parse(case_ids.format_id(template, parts), strict=False)
+
+
+def test_a_mode_read_beside_another_names_that_case_and_finds_its_result():
+    """Issue 53: the QUIC modes declare the TCP case each result is read beside (Mode.beside), matched by the parsed
+    case, not by id prefixes: each QUIC case maps to a case another registry row measures, and base.beside pairs the
+    two results of one library."""
+    from sslperf.measure.modes import base, loopback, memory, quic, quic_memory, quic_transfer, transfer_tcp
+
+    examples = {quic.MODE: (quic.case("x25519", "ecdsa-p256"), loopback.MODE),
+                quic_memory.MODE: (parse_case("tls/quic-memory/x25519/ecdsa-p256"), memory.MODE),
+                quic_transfer.MODE: (parse_case("tls/quic-transfer/aes-128-gcm/16384"), transfer_tcp.MODE)}
+    for mode, (case, other) in examples.items():
+        partner = mode.beside(case)
+        assert mode.claims(case) and other.claims(partner) and not mode.claims(partner), (mode.name, partner.id)
+        results = [Measurement.of(case, "a"), Measurement.of(partner, "a"), Measurement.of(partner, "b")]
+        assert [(m.case, o.case, o.lib) for m, o in base.beside(mode, results)] == [(case.id, partner.id, "a")]
+    assert [m.name for m in registry.MODES if m.beside] == ["quic", "quic-transfer", "quic-memory"]

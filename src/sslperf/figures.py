@@ -13,6 +13,7 @@ Plain data: this module imports nothing of sslperf's."""
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 
@@ -86,6 +87,37 @@ RESUMED = _declare("resumed", "count", "round", "requests the server logged on a
 FAILED = _declare("failed", "count", "round", "requests that failed (wrk's errors)")
 SERVER_CPUS = _declare("server_cpus", "CPUs", "round", "CPUs the server ran on")
 CLIENT_CPUS = _declare("client_cpus", "CPUs", "round", "CPUs the load generator ran on")
+
+
+class Figures(dict):
+    """A result's figures: a mapping from declared names to lists of numbers, checked as it is made and as each
+    figure is set, so that no result carries a figure the registry does not declare (a misspelt constant, a
+    damaged file): ValueError, naming it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.update(*args, **kwargs)
+
+    def __setitem__(self, name: str, values) -> None:
+        super().__setitem__(name, _checked(name, values))
+
+    def update(self, *args, **kwargs) -> None:
+        for name, values in dict(*args, **kwargs).items():
+            self[name] = values
+
+    def setdefault(self, name: str, default=None):
+        if name not in self:
+            self[name] = default
+        return self[name]
+
+
+def _checked(name, values) -> list:
+    if name not in REGISTRY:
+        raise ValueError(f"`{str(name)[:60]}` is not a figure sslperf declares (sslperf.figures)")
+    if not isinstance(values, list | tuple) or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                                       for v in values):
+        raise ValueError(f"the figure `{name}` is not a list of numbers")
+    return list(values)
 
 
 def unknown(names) -> list[str]:

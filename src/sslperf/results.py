@@ -11,7 +11,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 
 from sslperf import families, figures
-from sslperf.cases.ids import parts_of
+from sslperf.cases.ids import Case, parts_of, shape
 from sslperf.stats import Summary, describe
 
 METRICS = ("wall", "cpu", "instructions")
@@ -51,6 +51,13 @@ class Measurement:
     # TLS: what the checked connection negotiated (sslperf.negotiation.Negotiated's fields: codepoints, HRR, bytes)
     negotiated: dict | None = None
 
+    def __setattr__(self, name, value) -> None:
+        # Figures are typed: whatever mapping is given (a mode's dict, a stored or imported run's) is checked into
+        # a figures.Figures, here and whenever the attribute is set again.
+        if name == "figures" and value is not None and not isinstance(value, figures.Figures):
+            value = figures.Figures(value)
+        object.__setattr__(self, name, value)
+
     @classmethod
     def of(cls, case, lib: str, status: str = "ok", reason: str | None = None, **fields) -> Measurement:
         """A result of `case` (a sslperf.cases.ids.Case) on `lib` (its samples, unit and notes in `fields`, which may
@@ -60,9 +67,20 @@ class Measurement:
         return cls(**{**own, "lib": lib, "status": status, "reason": reason, **fields})
 
     @property
+    def parsed(self) -> Case | None:
+        """The case this result measured, parsed (its shape: an imported id may name what the catalog lacks); None
+        when no template reads the id."""
+        return shape(self.case)
+
+    @property
+    def parts(self) -> dict[str, str | None]:
+        """The named parts of its case id, with its template ({"template": "tls/handshake", "group": …})."""
+        return parts_of(self.case)
+
+    @property
     def label(self) -> str:
         """A row label for tables: `aes-128-gcm encrypt 16 B [speed-compat]`."""
-        return families.label(self, lambda: parts_of(self.case))
+        return families.label(self, lambda: self.parts)
 
     def rates(self, metric: str = "wall") -> list[float]:
         """Per-sample rate: bytes/s for throughput cases, operations/s otherwise;

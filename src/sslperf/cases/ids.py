@@ -171,6 +171,12 @@ def parse(text: str, strict: bool = True) -> Case | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def shape(text: str) -> Case | None:
+    """parse(text, strict=False), kept: a result's case as Measurement.parsed reads it, again and again."""
+    return parse(text, strict=False)
+
+
 def format_id(template: Template, parts: dict) -> str:
     """The id of `parts` in `template` (an optional part left out when absent or the default workload)."""
     def fill(m: re.Match) -> str:

@@ -120,14 +120,13 @@ def threads_charts(run, floors, lib_run: Callable[[str], str], noise, first: int
     """Per case and thread mode swept (`sslperf scale`, `tls threads`): the rate of all threads against the
     thread count (every view the other charts have), then the scaling efficiency against it with its interval
     (scale.efficiency, computed here; the page only draws it)."""
-    from sslperf.cases.ids import parts_of
     from sslperf.scale import plot, sweep
 
     libs = {lib.name: lib.name for lib in run.libs}
     by_case: dict[tuple[str, str], dict] = {}
     for m in run.measurements:
         if m.family == "threads" and m.size:
-            parts = parts_of(m.case)
+            parts = m.parts
             by_case.setdefault((parts["case"], parts["mode"]), {})[(m.lib, m.size)] = Cell(m, lib_run(m.lib))
     charts: list[dict] = []
     efficiency = plot.by_case(sweep.curves(run))

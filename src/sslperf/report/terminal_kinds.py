@@ -12,7 +12,6 @@ from rich.text import Text
 
 from sslperf import families, figures
 from sslperf.cases import catalog
-from sslperf.cases.ids import parts_of
 from sslperf.results import Measurement, cpu_per_request, latency_percentiles, serve_busy
 from sslperf.scale.efficiency import efficiency
 from sslperf.stats import NOISY_CI, describe
@@ -92,7 +91,7 @@ def _transfer(m: Measurement, metric: str, details: bool):
 
 
 def _transfer_label(first: Measurement) -> str:
-    p = parts_of(first.case)
+    p = first.parts
     if p["template"] == "tls/quic-transfer":
         return f"QUIC {p['suite']} {first.size:,} B" + (f" over {p['path']}" if p.get("path") else "")
     kernel = " kTLS" if p.get("kernel") == "ktls" else ""
@@ -135,7 +134,7 @@ def _serve(m: Measurement, metric: str, details: bool):
     rate_s, cpu_s = m.summary("wall"), m.summary("cpu")
     if rate_s is None or cpu_s is None:
         return None
-    handshakes = "" if parts_of(m.case).get("scenario") == "keepalive" else " (a handshake each)"
+    handshakes = "" if m.parts.get("scenario") == "keepalive" else " (a handshake each)"
     first = f"{rate_s.median:,.0f} requests/s{ci_part(rate_s)[0]}{handshakes}"
     under = [f"server CPU {1e6 / cpu_s.median:.0f} µs/request{ci_part(cpu_s)[0]}"]
     if details:

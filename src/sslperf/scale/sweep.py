@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from sslperf import figures
 from sslperf.measure import plan, suites, verbs
 from sslperf import pinning
-from sslperf.cases.ids import parts_of
 from sslperf.measure.modes import threads
 from sslperf.measure.request import Request
 from sslperf.results import Measurement, Run, latency_percentiles
@@ -69,7 +68,7 @@ def curves(run: Run, metric: str = "wall") -> list[Curve]:
     found = efficiencies(measured, metric)
     by_key: dict[tuple[str, str, str], Curve] = {}
     for m in sorted(measured, key=lambda m: m.size or 0):
-        parts = parts_of(m.case)
+        parts = m.parts
         curve = by_key.setdefault((m.lib, parts["case"], parts["mode"]), Curve(m.lib, parts["case"], parts["mode"]))
         s = m.summary(metric) if m.status == "ok" else None
         if s is None:

@@ -133,6 +133,9 @@ class Mode:
     counter: str = "time"                       # "instructions": the mode of a run that counts them
     options: type | None = None                 # its own options (a dataclass), None when it has none
     lacks: str = "is not measured for this library's harness yet"      # the n/a reason for another backend
+    # The case a result of this mode is read beside, where it has one (a QUIC GET beside its TCP loopback GET):
+    # finish() notes the two together (beside()).
+    beside: Callable[[Case], Case] | None = None
 
     def backend_names(self) -> str:
         """`OpenSSL-API libraries (OpenSSL, BoringSSL, AWS-LC, LibreSSL), rustls and wolfSSL` for the backends."""
@@ -150,3 +153,17 @@ class Mode:
         """Why `lib` cannot run this mode (an n/a reason), or None."""
         backend = harness_backend(lib.flavor)
         return None if backend in self.backends else f"{self.title} {self.lacks} ({backend} harness)"
+
+
+def beside(mode: Mode, results: list[Measurement]) -> list[tuple[Measurement, Measurement]]:
+    """Each result of `mode` with the result of the same library in the case its mode is read beside (Mode.beside),
+    where that case was measured too."""
+    by_key = {(m.lib, m.case): m for m in results}
+    found = []
+    for m in results:
+        case = m.parsed
+        if mode.beside is not None and case is not None and mode.claims(case):
+            other = by_key.get((m.lib, mode.beside(case).id))
+            if other is not None:
+                found.append((m, other))
+    return found

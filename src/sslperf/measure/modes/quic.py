@@ -14,7 +14,7 @@ from sslperf.libs import installed
 from sslperf.libs.model import Lib
 from sslperf.measure import netpath, servers
 from sslperf import pinning
-from sslperf.cases.ids import Case, make, parts_of
+from sslperf.cases.ids import Case, make
 from sslperf.measure.modes import base, loopback
 from sslperf.results import Measurement, cpu_per_request
 
@@ -69,13 +69,8 @@ class Session(base.Session):
         return get(lib, self.server or lib, self.ctx.cert_dir, case, self.options.requests)
 
     def finish(self, results: list[Measurement]) -> list[str]:
-        tcp = {(m.lib, m.case): m for m in results if m.case.startswith("tls/loopback/")}
-        for m in results:
-            if m.case.startswith("tls/quic/"):
-                parts = parts_of(m.case)
-                beside = tcp.get((m.lib, tcp_case(parts["group"], parts["cert"]).id))
-                if beside is not None:
-                    against_tcp(m, beside)
+        for m, tcp in base.beside(self.mode, results):
+            against_tcp(m, tcp)
         return []
 
     def cpus(self) -> set[int]:
@@ -107,4 +102,5 @@ def against_tcp(quic_m: Measurement, tcp: Measurement) -> None:
 
 
 MODE = base.Mode("quic", "QUIC GETs over loopback UDP", ("tls/quic",), base.OPENSSL_ONLY,
-                 loopback.MODE.figures, base.WALL_ONLY, Session, options=Options)
+                 loopback.MODE.figures, base.WALL_ONLY, Session, options=Options,
+                 beside=lambda c: tcp_case(c.part("group"), c.part("cert")))

@@ -5,7 +5,7 @@ the same group and certificate), so each QUIC row says how many times a TLS 1.3 
 from __future__ import annotations
 
 from sslperf.libs.model import Lib
-from sslperf.cases.ids import Case, make, parts_of
+from sslperf.cases.ids import Case, make
 from sslperf.measure.modes import base, memory
 from sslperf.results import Measurement
 
@@ -28,13 +28,8 @@ class Session(base.Session):
                               ("quic-memory", case.part("group"), case.part("cert")), connections)
 
     def finish(self, results: list[Measurement]) -> list[str]:
-        tcp = {(m.lib, m.case): m for m in results if m.case.startswith("tls/memory/")}
-        for m in results:
-            if m.case.startswith("tls/quic-memory/"):
-                parts = parts_of(m.case)
-                beside = tcp.get((m.lib, memory.case("tls1.3", parts["group"], parts["cert"]).id))
-                if beside is not None:
-                    against_tcp(m, beside)
+        for m, tcp in base.beside(self.mode, results):
+            against_tcp(m, tcp)
         return []
 
 
@@ -55,4 +50,5 @@ def against_tcp(quic_m: Measurement, tcp: Measurement) -> None:
 
 
 MODE = base.Mode("quic-memory", "memory per QUIC connection", ("tls/quic-memory",), base.OPENSSL_ONLY,
-                 memory.MODE.figures, base.WALL_ONLY, Session)
+                 memory.MODE.figures, base.WALL_ONLY, Session,
+                 beside=lambda c: memory.case("tls1.3", c.part("group"), c.part("cert")))

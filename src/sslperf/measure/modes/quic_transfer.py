@@ -11,7 +11,7 @@ from sslperf import figures
 from sslperf.libs.model import Lib
 from sslperf.measure import certificates, netpath, servers
 from sslperf import pinning
-from sslperf.cases.ids import Case, make, parts_of
+from sslperf.cases.ids import Case, make
 from sslperf.measure.harness_client import HarnessError, Server, call
 from sslperf.measure.modes import base, quic, transfer_tcp
 from sslperf.results import Measurement
@@ -47,13 +47,8 @@ class Session(base.Session):
         return transfer(lib, self.ctx.cert_dir, case, ms)
 
     def finish(self, results: list[Measurement]) -> list[str]:
-        tcp = {(m.lib, m.case): m for m in results if m.case.startswith("tls/transfer-tcp/")}
-        for m in results:
-            if m.case.startswith("tls/quic-transfer/"):
-                parts = parts_of(m.case)
-                beside = tcp.get((m.lib, transfer_tcp.case("tls1.3", parts["suite"], parts["size"], False).id))
-                if beside is not None:
-                    against_tcp(m, beside)
+        for m, tcp in base.beside(self.mode, results):
+            against_tcp(m, tcp)
         return []
 
     def cpus(self) -> set[int]:
@@ -96,4 +91,5 @@ def against_tcp(quic_m: Measurement, tcp: Measurement) -> None:
 
 
 MODE = base.Mode("quic-transfer", "bulk transfer on a QUIC stream over loopback UDP", ("tls/quic-transfer",),
-                 base.OPENSSL_ONLY, (figures.CLIENT_CPU, figures.SERVER_CPU), base.WALL_ONLY, Session)
+                 base.OPENSSL_ONLY, (figures.CLIENT_CPU, figures.SERVER_CPU), base.WALL_ONLY, Session,
+                 beside=lambda c: transfer_tcp.case("tls1.3", c.part("suite"), c.part("size"), False))
