@@ -45,6 +45,11 @@ class Case:
         (empty when no template reads the id)."""
         return dict(_parts(self.id))
 
+    @property
+    def template(self) -> str | None:
+        """The prefix of the template that reads the id (`tls/handshake`, `threads`): what kind of case it is."""
+        return self.parts.get("template")
+
     def part(self, name: str) -> str | None:
         """One named part of the id, e.g. case.part("group"); None when the template has no such part."""
         return self.parts.get(name)

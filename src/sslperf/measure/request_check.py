@@ -309,7 +309,7 @@ def _cases(ids: list[str], counter: str) -> list[str]:
             problem = exc.message if len(text_) <= SHOWN else f"`{shorten(text_, SHOWN)}` is not a case sslperf knows"
             raise Refused(where, f"is refused: {problem.rstrip('.')}", exc.hint) from None
         # A sweep's case names its thread count, which the parser takes as any size: held to --threads' limit.
-        if case.id.startswith("threads/") and int(case.part("size")) not in limits.THREADS:
+        if case.template == "threads" and int(case.part("size")) not in limits.THREADS:
             raise Refused(where, f"is `{case.id}`, {int(case.part('size'))} threads; a sweep takes "
                                  f"{limits.THREADS.said()} (the limit of --threads and --clients)")
         found.append(case.id)
@@ -326,7 +326,7 @@ def _cross_checks(made: dict) -> None:
     if settings["counter"] == "instructions":
         instructions.valgrind()             # missing valgrind: said before anything runs, as the verbs say it
     swept = [case for case in map(suites.parse_case, made["cases"])
-             if case.id.startswith("threads/") and case.part("mode") != "clients"]
+             if case.template == "threads" and case.part("mode") != "clients"]
     if swept:
         ms = (options.get("threads") or {}).get("milliseconds", threads.Options().milliseconds)
         plan.check_threads(swept, made["libs"], [1], ms / 1000, settings["processes"])

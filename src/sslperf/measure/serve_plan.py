@@ -17,7 +17,7 @@ def chosen_cases(case_ids, servers, scenarios, protocols, groups, certs) -> list
     """The cases given (each a real-server case), else every combination of the choices (or their defaults)."""
     if case_ids:
         chosen = [suites.parse_case(c) for c in case_ids]
-        strays = [c.id for c in chosen if not c.id.startswith("tls/serve/")]
+        strays = [c.id for c in chosen if c.template != "tls/serve"]
         if strays:
             raise SslperfError(f"{strays[0]} is not a real-server case.",
                                hint="serve-load measures tls/serve/SERVER/SCENARIO/PROTOCOL/GROUP/CERT cases; "

@@ -136,7 +136,7 @@ def across_threads(source: str, lib_names, inner: list[Case], thread_list: str, 
     """The cases with each thread count (shared mode: the first handshake case, default the curl pattern's)."""
     counts = plan.counts(thread_list, "--threads", plan.MAX_THREADS)
     if mode == "shared":
-        inner = [next((c for c in inner if c.id.startswith("tls/handshake/")),
+        inner = [next((c for c in inner if c.template == "tls/handshake"),
                       suites.parse_case("tls/handshake/tls1.3/x25519/ecdsa-p256/shared"))]
     plan.check_threads(inner, lib_names or ("system",), counts, seconds, rounds)
     settings.processes = rounds

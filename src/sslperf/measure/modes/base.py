@@ -124,7 +124,7 @@ class Mode:
     """A registry row: one measurement mode."""
     name: str                                   # `loopback`
     title: str                                  # `HTTPS GETs over loopback TCP`
-    templates: tuple[str, ...]                  # prefixes of the catalog's id templates it measures
+    templates: tuple[str, ...]                  # the catalog's id templates it measures (by prefix: `tls/quic`)
     backends: tuple[str, ...]                   # the harness backends that have it
     figures: tuple[str, ...]                    # what its results carry beside their samples (sslperf.figures)
     metrics: tuple[str, ...]                    # what a verdict on its results may rest on
@@ -145,7 +145,7 @@ class Mode:
 
     def claims(self, case: Case, counter: str = "time") -> bool:
         """Whether this mode measures `case` in a run whose counter is `counter`."""
-        if counter != self.counter or not any(case.id == t or case.id.startswith(t + "/") for t in self.templates):
+        if counter != self.counter or case.template not in self.templates:
             return False
         return all(case.part(name) in values for name, values in self.where)
 

@@ -39,7 +39,7 @@ class Session(base.Session):
     def take(self, case: Case, lib: Lib) -> Measurement:
         inner, n = parse(case.part("case")), int(case.part("size"))
         count = self.ctx.options_of(quic.MODE).requests
-        got = (quic.get(lib, lib, self.ctx.cert_dir, inner, count, n) if inner.id.startswith("tls/quic/")
+        got = (quic.get(lib, lib, self.ctx.cert_dir, inner, count, n) if inner.template == "tls/quic"
                else loopback.get(lib, lib, self.ctx.cert_dir, inner, count, n))
         result = Measurement.of(case, lib.name, got.status, got.reason, unit="ops")
         if got.status == "ok":          # all the round's requests over the whole loop's time: one sample

@@ -29,7 +29,7 @@ def case(suite: str, size: int | str, path: netpath.NetPath = netpath.NetPath())
 def cases(in_memory: list[Case], path: netpath.NetPath) -> list[Case]:
     """Per TLS 1.3 in-memory transfer case's suite and size: TCP (on loopback as it is) and QUIC over `path`."""
     shapes = dict.fromkeys((c.part("suite"), c.part("size")) for c in in_memory
-                           if c.id.startswith("tls/transfer/tls1.3/"))
+                           if c.template == "tls/transfer" and c.part("protocol") == "tls1.3")
     return [c for suite, size in shapes
             for c in ((transfer_tcp.case("tls1.3", suite, size, False),) if not path.emulated else ())
             + (case(suite, size, path),)]
