@@ -91,6 +91,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("tls-serve", ("Real servers under load (wrk against nginx, HAProxy)",), "serve",
            label=lambda m, parts: _values(parts(), "server", "scenario", "protocol", "group", "cert")),
     Family("afalg", ("Kernel crypto (AF_ALG) and the library, per request size",), "rates", throughput=True),
+    Family("exec", ("Your program, run against each library",), "exec", label=lambda m, p: m.algorithm),
     Family("threads", ("Across threads (rate per thread count; scaling efficiency)",), "threads",
            label=lambda m, p: f"{m.algorithm} [{m.note}]: {m.operation}"),
 )}

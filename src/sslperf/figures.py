@@ -88,6 +88,13 @@ FAILED = _declare("failed", "count", "round", "requests that failed (wrk's error
 SERVER_CPUS = _declare("server_cpus", "CPUs", "round", "CPUs the server ran on")
 CLIENT_CPUS = _declare("client_cpus", "CPUs", "round", "CPUs the load generator ran on")
 
+# -- the user's program (sslperf exec): one sample is one run ---------------------------------------------------------
+USER_CPU = _declare("user_ns", "ns", "sample", "the run's user CPU time (its process and the children it waited for)")
+SYSTEM_CPU = _declare("system_ns", "ns", "sample", "the run's system CPU time (its process and the children it "
+                      "waited for)")
+MAX_RSS = _declare("max_rss_bytes", "bytes", "sample", "the largest resident set of the run's process or a child "
+                   "it waited for")
+
 
 class Figures(dict):
     """A result's figures: a mapping from declared names to lists of numbers, checked as it is made and as each

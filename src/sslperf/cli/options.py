@@ -61,15 +61,19 @@ def force_option(command):
                              "changed since).")(command)
 
 
+def checked_target(ctx, param, value):
+    """An output file's option, checked before any work (see out_file_option); --force must be declared too."""
+    if value is not None and value != "-":
+        userfiles.check_file_target(value, bool(ctx.params.get("force")), f"{param.opts[0]} {value}")
+    return value
+
+
 def out_file_option(help_text: str, dash: bool = False, name: str = "--out"):
     """--out FILE with --force: the file is checked before any work — sslperf
     replaces only a file it wrote itself, never writes through a symbolic
     link, and needs a directory it can write to — so a long run is never lost
     to a bad output path."""
-    def callback(ctx, param, value):
-        if value is not None and value != "-":
-            userfiles.check_file_target(value, bool(ctx.params.get("force")), f"{param.opts[0]} {value}")
-        return value
+    callback = checked_target
 
     def wrap(command):
         command = click.option(name, type=OutputPath(dash=dash), callback=callback, help=help_text)(command)

@@ -103,12 +103,13 @@ def rm_cmd(ctx, run_ids: tuple[str, ...], force: bool) -> None:
 
 @runs.command("export")
 @click.argument("run_id", default="latest")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md", "bencher", "conbench"]), default="json",
-              show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md", "bencher", "conbench", "hyperfine"]),
+              default="json", show_default=True,
               help="json: everything, every sample; csv: statistics per result; md: tables; bencher: Bencher Metric "
                    "Format (`bencher run --adapter json --file FILE`); conbench: a list of Conbench benchmark results "
                    "(each the body of a `POST /api/benchmark-result`; CONBENCH_PROJECT_REPOSITORY, "
-                   "CONBENCH_PROJECT_COMMIT and CONBENCH_PROJECT_PR_NUMBER, when set, name the commit measured).")
+                   "CONBENCH_PROJECT_COMMIT and CONBENCH_PROJECT_PR_NUMBER, when set, name the commit measured); "
+                   "hyperfine: an `sslperf exec` run as hyperfine's --export-json writes its results.")
 @click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True)
 @out_file_option("Write here instead of stdout.")
 @click.pass_context
@@ -122,7 +123,7 @@ def export_cmd(ctx, run_id: str, fmt: str, metric: str, out: Path | None, force:
     run = open_store(ctx).load(run_id)
     writers = {"json": lambda: run.to_json(), "csv": lambda: export.to_csv(run, metric),
                "md": lambda: export.to_markdown(run, metric), "bencher": lambda: services.to_bencher(run, metric),
-               "conbench": lambda: services.to_conbench(run, metric, github)}
+               "conbench": lambda: services.to_conbench(run, metric, github), "hyperfine": lambda: export.to_hyperfine(run)}
     text = writers[fmt]()
     if out:
         write_output(out, text, f"run {run.id}", force=force)

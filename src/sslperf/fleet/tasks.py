@@ -97,6 +97,10 @@ def measure(request_json: str, db: str, fleet_run: str, timeout: float, pin_here
         sent_data["settings"]["cpu"] = pinning.choose(None)
         request_json = json.dumps(sent_data)
     request = Request.from_json(request_json)
+    if "exec" in request.options:
+        raise FleetError(f"{_where()} refused an `exec` request: a fleet worker runs sslperf's own measurements, "
+                         "never a command sent to it (whoever holds the fleet's credentials would run anything on "
+                         "every machine).", "Run `sslperf exec` on the machine itself.")
     mask = os.environ.get(environment.MACHINE_MASK_VARIABLE)
     if mask:                    # a machine type made by a mask: every measurement here runs under it
         request.settings.mask = mask

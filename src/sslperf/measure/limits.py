@@ -41,6 +41,9 @@ SERVE_ROUNDS = Bound(3, 100)            # serve-load --rounds
 NOISE_RUNS = Bound(2, 20)               # noise --runs: the A/A experiment's back-to-back runs (a request's repeat)
 NOISE_THRESHOLD = Bound(0, 100)         # noise --threshold, in %
 PORT = Bound(1, 65_535)                 # serve-load --port
+EXEC_RUNS = Bound(1, 10_000)            # exec --runs: timed runs per library per round
+EXEC_WARMUP = Bound(0, 100)             # exec --warmup: untimed runs per library before each pass's first round
+EXEC_TIMEOUT = Bound(1, 3600)           # exec --timeout: seconds one run may take
 
 # ---- what only a request holds (the verbs set these themselves) -------------------------------------------------
 TARGET_MS = Bound(0, TIME_MS.high)      # a settings' target_ms: tls memory sets 0, --metric instructions 0.5
@@ -58,4 +61,5 @@ LIB_NAME_CHARS = 100                    # a library name (real ones are under 40
 LABEL_KEY_CHARS = 64                    # a label's name
 LIST_ITEMS = 10_000                     # cases or anything else listed (a full suite is a few hundred)
 LIBS = 100                              # libraries (columns) of one run, and FIPS modules
+EXEC_ARGS = 1000                        # arguments of one command (exec's, its --prepare, --setup, --cleanup)
 LABELS = 32                             # labels of one request (a verb sets at most four)

@@ -213,6 +213,15 @@ _VERSION = name(80)                     # a curl or server version (`8.17`, `1.2
 _GETS = {"requests": integer(limits.REQUESTS), "server": optional(_LIB)}
 _CPUS = listed(cpu, 1, int(limits.THREADS.high))
 
+
+def _ARG(value, where):
+    """One argument of a command (exec): any text without a NUL, which no argv can hold."""
+    if not isinstance(value, str):
+        raise Refused(where, f"is {said(value)}; it takes a text")
+    if "\0" in value or len(value) > limits.TEXT_CHARS:
+        raise Refused(where, f"is {said(value)}: an argument holds no NUL and at most {limits.TEXT_CHARS:,} characters")
+    return value
+
 # Each mode's Options (the registry's), field by field; tests/test_request_validation.py checks that every field of
 # every mode's options is here, so a new one cannot go unchecked.
 OPTIONS = {
@@ -229,6 +238,10 @@ OPTIONS = {
                                      "threads": integer(limits.WRK_THREADS)}),
                      "server_cpus": optional(_CPUS), "client_cpus": optional(_CPUS),
                      "port": optional(integer(limits.PORT)), "version": optional(_VERSION)}),
+    "exec": fields({"command": listed(_ARG, 0, limits.EXEC_ARGS), "runs": integer(limits.EXEC_RUNS),
+                    "warmup": integer(limits.EXEC_WARMUP), "prepare": listed(_ARG, 0, limits.EXEC_ARGS),
+                    "setup": listed(_ARG, 0, limits.EXEC_ARGS), "cleanup": listed(_ARG, 0, limits.EXEC_ARGS),
+                    "timeout": number(limits.EXEC_TIMEOUT)}),
 }
 
 

@@ -291,6 +291,10 @@ def from_params(command: str, params: dict) -> Request:
         from sslperf.measure import serve_plan
 
         request = serve_plan.request(params)
+    elif command == "exec":
+        from sslperf.measure import exec_plan
+
+        request = exec_plan.request(params)
     else:
         request = REQUESTS[command](params)
     request.tuning = [flag for key, flag in TUNING if key in params]
@@ -299,4 +303,4 @@ def from_params(command: str, params: dict) -> Request:
 
 # A verb's options that lengthen its samples or add more (its parsed options' keys): what a warning may suggest.
 TUNING = (("time_ms", "--time"), ("samples", "--samples"), ("rounds", "--rounds"), ("round_count", "--rounds"),
-          ("requests", "--requests"), ("processes", "--processes"))
+          ("requests", "--requests"), ("processes", "--processes"), ("runs", "--runs"))

@@ -56,3 +56,33 @@ def to_markdown(run: Run, metric: str = "wall") -> str:
                     cells.append(f"{value} ±{s.ci_half_width * 100:.1f}%")
             lines.append(f"| {case} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def to_hyperfine(run: Run) -> str:
+    """An exec run in hyperfine's `--export-json` format, so scripts that read hyperfine's results read it: one
+    result per library (its command with `parameters.lib`), every run's wall time in `times` (seconds), the mean
+    user and system time, and the exit codes (every timed run exited 0: a failing one is never timed)."""
+    import json
+    import shlex
+    import statistics
+
+    from sslperf import figures
+    from sslperf.errors import SslperfError
+
+    command = (run.settings.get("exec") or {}).get("command")
+    timed = [m for m in run.measurements if m.family == "exec" and m.status == "ok" and m.wall_ns]
+    if not command or not timed:
+        raise SslperfError(f"Run {run.id} has no timed `sslperf exec` results; hyperfine's format holds command "
+                           "runs only.", hint="Export an exec run, or use --format json or csv for this one.")
+    results = []
+    for m in timed:
+        times = [ns / 1e9 for ns in m.wall_ns]
+        f = m.figures or {}
+        results.append({
+            "command": shlex.join(a.replace("{lib}", m.lib) for a in command) + f"  [{m.lib}]",
+            "mean": statistics.fmean(times), "stddev": statistics.stdev(times) if len(times) > 1 else None,
+            "median": statistics.median(times), "user": statistics.fmean(f.get(figures.USER_CPU) or [0]) / 1e9,
+            "system": statistics.fmean(f.get(figures.SYSTEM_CPU) or [0]) / 1e9, "min": min(times),
+            "max": max(times), "times": times, "exit_codes": [0] * len(times), "parameters": {"lib": m.lib},
+        })
+    return json.dumps({"results": results}, indent=2) + "\n"

@@ -149,6 +149,23 @@ def _serve(m: Measurement, metric: str, details: bool):
     return first, under
 
 
+def _exec(m: Measurement, metric: str, details: bool):
+    s = m.summary(metric)
+    if s is None:
+        return None
+    first = f"{m.micros_per_op(metric) / 1e3:,.2f} ms{ci_part(s)[0]}"
+    under = []
+    if details:
+        f = m.figures or {}
+        user, system, rss = (f.get(name) for name in (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS))
+        if user and system:
+            under.append(f"user {statistics.median(user) / 1e6:,.2f} ms, system {statistics.median(system) / 1e6:,.2f} "
+                         "ms (medians)")
+        if rss:
+            under.append(f"max RSS {max(rss) / 2**20:,.1f} MiB")
+    return first, under
+
+
 def threads_kind(measurements: list[Measurement], metric: str) -> Kind:
     """Each case's rate by thread count, and the scaling efficiency (rate at N / (N × rate at 1 thread))."""
     scaling = efficiency(measurements, metric)
@@ -180,6 +197,8 @@ KINDS: dict[str, Kind] = {
     "memory": Kind(lambda group, metric: "KiB per connection, client / server, at the largest N", "protocol group "
                    "certificate", _memory, ranked=False),
     "serve": Kind(lambda group, metric: "median ±95% CI across rounds", "server scenario protocol group cert", _serve),
+    "exec": Kind(lambda group, metric: f"{'wall' if metric == 'wall' else 'CPU'} time per run, median ±95% CI",
+                 "command", _exec),
 }
 
 

@@ -34,11 +34,20 @@ void list_imported(void)
     json_ids(SP_IDS(OTHER));
     putchar('}');
 }
+/* The user's own programs, run against the library through the dynamic loader (sslperf/measure/modes/exec.py,
+ * not this harness): PROGRAM names the command (its name, or the program and a digest of its arguments). */
+static void list_exec(void)
+{
+    static const id_template EXEC[] = {{"exec/{program}", "exec", "{program}", "run"}};
+    printf("\"exec\":{");
+    json_ids(SP_IDS(EXEC));
+    putchar('}');
+}
 /* The case catalog from the tables the families prepare from: one line. */
 static int list_mode(int argc, char **argv)
 {
     static void (*const lists[])(void) = {list_cipher, list_digest, list_mac, list_pkey, list_api, list_tls,
-                                          list_threads, list_afalg, list_imported};
+                                          list_threads, list_afalg, list_imported, list_exec};
     (void)argc, (void)argv;
     printf("{\"type\":\"catalog\"");
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {

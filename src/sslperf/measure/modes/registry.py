@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sslperf.errors import SslperfError
 from sslperf.cases.ids import Case
-from sslperf.measure.modes import (afalg, base, clients, counted, curl, in_memory, loopback, memory, quic,
+from sslperf.measure.modes import (afalg, base, clients, counted, curl, in_memory, loopback, memory, program, quic,
                                   quic_memory, quic_transfer, serve, threads, transfer_tcp)
 
 MODES: tuple[base.Mode, ...] = (
@@ -23,6 +23,7 @@ MODES: tuple[base.Mode, ...] = (
     quic_memory.MODE,
     serve.MODE,
     afalg.MODE,
+    program.MODE,
 )
 BY_NAME = {mode.name: mode for mode in MODES}
 IMPORTED_ONLY = ("pke", "other")        # families only other tools' output has: no mode measures them

@@ -1,0 +1,67 @@
+"""`sslperf exec`: the user's own command run against each library through the dynamic loader."""
+
+from __future__ import annotations
+
+import click
+
+from sslperf.cli import common
+from sslperf.cli.common import make_console
+from sslperf.cli.options import OutputPath, checked_target, details_option, finite, int_range, out_file_option
+from sslperf.measure import limits
+
+console = make_console()
+err_console = make_console(stderr=True)
+
+
+@click.command("exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--lib", "-l", "lib_names", multiple=True,
+              help="Library to give the program (repeatable; default system). It needs shared libssl and libcrypto.")
+@click.option("--runs", type=int_range(limits.EXEC_RUNS), default=10, show_default=True,
+              help="Timed runs per library in each round.")
+@click.option("--rounds", type=int_range(limits.ROUNDS), default=5, show_default=True,
+              help="Rounds; each runs every library in turn, the order reversed every other round.")
+@click.option("--warmup", type=int_range(limits.EXEC_WARMUP), default=1, show_default=True,
+              help="Untimed runs per library before its first round of each pass (the first is traced by the "
+                   "loader).")
+@click.option("--prepare", metavar="CMD", help="Run before every run, untimed (split into words, no shell).")
+@click.option("--setup", metavar="CMD", help="Run once per library before its first run.")
+@click.option("--cleanup", metavar="CMD", help="Run once per library after its last run.")
+@click.option("--name", metavar="NAME", help="The case's name (default: the program and a digest of the command).")
+@click.option("--timeout", type=finite(limits.EXEC_TIMEOUT), default=600, show_default=True,
+              help="Seconds one run may take.")
+@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,
+              help="What the verdicts rest on: each run's wall time, or its CPU time (user + system).")
+@click.option("--export-json", "hyperfine_out", type=OutputPath(), callback=checked_target,
+              help="Also write the results in hyperfine's --export-json format here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
+@details_option
+@out_file_option("Also write the run as JSON here.")
+@click.option("--no-store", is_flag=True, help="Do not keep the run in the results store.")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def exec_cmd(ctx, **options) -> None:
+    """Your own program, measured against each library: the command after `--` runs with the library's libssl and
+    libcrypto put first on the dynamic loader's path, --runs times per library in each of --rounds rounds, the
+    libraries interleaved. Each run's wall time, CPU time (user + system of the whole process tree) and largest
+    resident set are recorded; verdicts use the one rule, the run is stored like any other.
+
+    Before anything is timed, the loader's own trace (LD_DEBUG=files) must show the program loading libssl and
+    libcrypto from each library; a static program, one that bundles its own TLS, one built for another soname or
+    needing a newer symbol version is refused, and a failing run is reported, never timed. `{lib}` in any
+    command is the library's name.
+
+    \b
+    Examples:
+      sslperf exec --lib system --lib system#2 -- curl -s -o /dev/null https://127.0.0.1:8443/
+      sslperf exec --lib openssl-3.0 --lib openssl-3.6 --runs 20 -- python3 -c "import ssl; ssl.create_default_context()"
+      sslperf exec --lib system --export-json hyperfine.json -- psql -c 'select 1'
+    """
+    from rich.markup import escape
+
+    from sslperf.report import export
+
+    run = common.measure(ctx, "exec", console, err_console, options["metric"])
+    if run is not None and options["hyperfine_out"]:
+        common.write_output(options["hyperfine_out"], export.to_hyperfine(run), "the hyperfine export",
+                            force=options["force"])
+        (err_console if options["as_json"] else console).print(f"[dim]hyperfine's JSON written to {escape(str(options['hyperfine_out']))}[/dim]")

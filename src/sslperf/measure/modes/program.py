@@ -1,0 +1,203 @@
+"""The user's own program against each library (`sslperf exec -- CMD …`): the command run with the library's
+libssl and libcrypto put first on the dynamic loader's path (libs.loader), `runs` times per library per round, the
+libraries interleaved by the scheduler. A sample is one run: its wall time, its CPU time (user + system, from the
+kernel's accounting of the run's whole process tree, wait4), and beside it the user and system time apart and the
+largest resident set. Before anything is timed, every library's first run goes under the loader's trace, and must
+load libssl and libcrypto from that library (else the run is refused: libs.loader says why); each later pass's first
+warm-up run is traced again, so every pass shows the library it timed was the one mapped. A run that fails is
+reported with its exit status and last lines, never timed. Commands are argv lists, never given to a shell;
+`{lib}` in any of them is the library's name."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sslperf import figures, tempdirs
+from sslperf.errors import SslperfError
+from sslperf.libs import loader
+from sslperf.libs.model import Lib
+from sslperf.cases.ids import Case, make
+from sslperf.measure.modes import base
+from sslperf.results import Measurement
+
+OUTPUT_TAIL = 2000          # the bytes of a failing run's output its result keeps
+
+
+@dataclass(frozen=True)
+class Options:
+    command: tuple[str, ...] = ()       # the program and its arguments
+    runs: int = 10                      # timed runs per library per round
+    warmup: int = 1                     # untimed runs per library before each pass's first round
+    prepare: tuple[str, ...] = ()       # before every run, untimed (hyperfine's --prepare)
+    setup: tuple[str, ...] = ()         # once per library before its first run (hyperfine's --setup)
+    cleanup: tuple[str, ...] = ()       # once per library after its last run (hyperfine's --cleanup)
+    timeout: float = 600                # seconds one run may take
+
+
+def case(name: str) -> Case:
+    return make("exec", program=name)
+
+
+def substituted(argv: tuple[str, ...], lib: Lib) -> list[str]:
+    return [arg.replace("{lib}", lib.name) for arg in argv]
+
+
+class Session(base.Session):
+    def __init__(self, mode, ctx, cases):
+        super().__init__(mode, ctx, cases)
+        self.links: dict[str, Path] = {}
+        self.work = tempdirs.make("exec")
+        self.loaded: dict[str, loader.Loaded] = {}
+        self.set_up: list[Lib] = []          # the libraries whose --setup ran: each gets its --cleanup
+        try:
+            for lib in ctx.libs:
+                directory = loader.shared_dir(lib)
+                self.links[lib.name] = loader.linked(directory, self.work / _safe(lib.name))
+                self.set_up.append(lib)
+                self._step(self.options.setup, lib, "--setup")
+                self.loaded[lib.name] = loader.check(substituted(self.options.command, lib), lib,
+                                                     env=self._env(lib), timeout=self.options.timeout)
+        except BaseException:
+            self.close()
+            raise
+        ctx.run.settings["exec"] = {"command": list(self.options.command), "runs": self.options.runs,
+                                    "warmup": self.options.warmup,
+                                    "loaded": {name: loaded.describe() for name, loaded in self.loaded.items()}}
+
+    def _env(self, lib: Lib) -> dict[str, str]:
+        return loader.loader_env(self.links[lib.name], {**os.environ, **self.ctx.env, **lib.env})
+
+    def _step(self, argv: tuple[str, ...], lib: Lib, what: str) -> None:
+        """A set-up, prepare or clean-up command (untimed); refused in one paragraph when it fails."""
+        if not argv:
+            return
+        result = _run(substituted(argv, lib), self._env(lib), self.options.timeout)
+        if result.status != 0:
+            raise SslperfError(f"The {what} command `{' '.join(argv)}` failed for {lib.name} ({result.said()}); "
+                               f"nothing more was run. Its last lines:\n{result.tail()}",
+                               hint=f"Run the {what} command by hand until it succeeds.")
+
+    def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
+        results = {lib.name: Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
+                   for lib in libs}
+        for lib in libs:
+            self._warm(lib, traced=False)
+        return base.Prepared(results, self.passes)
+
+    def reprepare(self, case: Case, libs: list[Lib]) -> dict[str, str]:
+        refused = {}
+        for lib in libs:
+            try:
+                self._warm(lib, traced=True)
+            except SslperfError as failed:
+                refused[lib.name] = failed.message
+        return refused
+
+    def _warm(self, lib: Lib, traced: bool) -> None:
+        """The pass's warm-up runs; the first under the loader's trace when `traced` (the first pass's was the
+        check itself)."""
+        for n in range(self.options.warmup):
+            self._step(self.options.prepare, lib, "--prepare")
+            if traced and n == 0:
+                loader.check(substituted(self.options.command, lib), lib, env=self._env(lib),
+                             timeout=self.options.timeout)
+            else:
+                _run(substituted(self.options.command, lib), self._env(lib), self.options.timeout)
+
+    def take(self, case: Case, lib: Lib) -> Measurement:
+        m = Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
+        m.figures = {figures.USER_CPU: [], figures.SYSTEM_CPU: [], figures.MAX_RSS: []}
+        argv, env = substituted(self.options.command, lib), self._env(lib)
+        for _ in range(self.options.runs):
+            self._step(self.options.prepare, lib, "--prepare")
+            result = _run(argv, env, self.options.timeout)
+            if result.status != 0:
+                m.status, m.reason = "error", f"a run {result.said()}; it was not timed. Last lines: {result.tail()}"
+                return m
+            m.ops.append(1)
+            m.wall_ns.append(result.wall_ns)
+            m.cpu_ns.append(result.user_ns + result.system_ns)
+            m.figures[figures.USER_CPU].append(result.user_ns)
+            m.figures[figures.SYSTEM_CPU].append(result.system_ns)
+            m.figures[figures.MAX_RSS].append(result.max_rss)
+        return m
+
+    def close(self) -> None:
+        try:
+            for lib in self.set_up if self.options.cleanup else ():
+                _run(substituted(self.options.cleanup, lib), self._env(lib), self.options.timeout)
+        finally:
+            tempdirs.remove(self.work)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One run of a command: how it ended (an exit status, or minus the signal), its times and output's end."""
+    status: int
+    wall_ns: int
+    user_ns: int
+    system_ns: int
+    max_rss: int            # bytes
+    output: bytes
+    timed_out: bool = False
+
+    def said(self) -> str:
+        if self.timed_out:
+            return "did not finish in time and was stopped"
+        return f"exited with {self.status}" if self.status >= 0 else f"was killed by signal {-self.status}"
+
+    def tail(self) -> str:
+        return "\n".join("    " + line for line in self.output.decode(errors="replace").rstrip().splitlines()[-8:])
+
+
+def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
+    """`argv` once, its own process group (killed whole after `timeout` s); its stdout and stderr kept to their
+    last OUTPUT_TAIL bytes in a file, so a chatty program is not slowed by a pipe nobody reads. The times are the
+    kernel's for the process and every descendant it waited for (wait4)."""
+    with tempdirs.private_dir("exec-run") as where:
+        out_path = where / "output"
+        with open(out_path, "wb") as out:
+            started = time.perf_counter_ns()
+            try:
+                child = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                         process_group=0)
+            except OSError as failed:
+                raise SslperfError(f"Cannot run `{argv[0]}`: {failed.strerror}.",
+                                   hint="Check that the program exists and is executable.") from None
+            expired = threading.Event()
+
+            def stop() -> None:
+                expired.set()
+                try:
+                    os.killpg(child.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            timer = threading.Timer(timeout, stop)
+            timer.start()
+            try:
+                _, status, usage = os.wait4(child.pid, 0)
+            finally:
+                timer.cancel()
+            wall = time.perf_counter_ns() - started
+            child.returncode = os.waitstatus_to_exitcode(status)
+        size = out_path.stat().st_size
+        with open(out_path, "rb") as f:
+            f.seek(max(0, size - OUTPUT_TAIL))
+            tail = f.read()
+    return Ran(child.returncode, wall, round(usage.ru_utime * 1e9), round(usage.ru_stime * 1e9),
+               usage.ru_maxrss * 1024, tail, expired.is_set())
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
+
+
+MODE = base.Mode("exec", "your program, run against each library", ("exec",), base.OPENSSL_ONLY,
+                 (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS), ("wall", "cpu"), Session, options=Options,
+                 lacks="needs a library with OpenSSL's shared libssl and libcrypto")

@@ -1,0 +1,162 @@
+"""`sslperf exec`: the user's own command against each library, interleaved by the scheduler, checked by the
+loader's trace (real programs: python3 and curl against the system library, as itself and as a second column)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from sslperf import figures
+from sslperf.errors import SslperfError
+from sslperf.measure import exec_plan
+from sslperf.measure.modes import program
+from sslperf.measure.request import Request
+
+# A TLS client in Python: it loads libssl through _ssl (dlopen), makes a context with the system's CA store.
+PYTHON_TLS = ["python3", "-c", "import ssl; ssl.create_default_context()"]
+
+
+@pytest.fixture
+def dirs(sslperf_dirs):
+    cache, data = sslperf_dirs
+    return data
+
+
+def runs_stored(data: Path) -> list[str]:
+    result = run_cli("runs", "list", "--json", env={"SSLPERF_DATA_DIR": str(data)})
+    assert result.returncode == 0, result.stderr
+    return [r["id"] for r in json.loads(result.stdout)] if result.stdout.strip() else []
+
+
+def test_a_python_tls_client_is_timed_run_by_run_interleaved_with_verdicts_and_the_loader_check(dirs, tmp_path):
+    out = tmp_path / "hyperfine.json"
+    result = run_cli("exec", "--lib", "system", "--lib", "system#2", "--runs", "3", "--rounds", "4", "--json",
+                     "--export-json", out, "--", *PYTHON_TLS, timeout=600)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    assert run["settings"]["exec"]["command"] == PYTHON_TLS
+    assert all("libssl.so.3 from " in said for said in run["settings"]["exec"]["loaded"].values())
+    got = {m["lib"]: m for m in run["measurements"]}
+    assert set(got) == {"system", "system#2"}
+    for m in got.values():
+        assert m["case"] == f"exec/{exec_plan.default_name(tuple(PYTHON_TLS))}" and m["status"] == "ok"
+        assert m["ops"] == [1] * 12 and len(m["wall_ns"]) == 12 and all(w > 0 for w in m["wall_ns"])
+        assert m["figures"][figures.ROUND] == [r for r in range(4) for _ in range(3)]
+        # CPU time is the kernel's for the run: user + system, each recorded apart.
+        assert m["cpu_ns"] == [u + s for u, s in zip(m["figures"][figures.USER_CPU], m["figures"][figures.SYSTEM_CPU])]
+        assert all(rss > 1_000_000 for rss in m["figures"][figures.MAX_RSS])      # a Python is more than 1 MB
+    # Interleaved: in each round the libraries start in turn, and the order reverses from one round to the next.
+    first = [min((s, lib) for lib in got for s, r in zip(got[lib]["figures"][figures.START],
+                                                        got[lib]["figures"][figures.ROUND]) if r == rnd)[1]
+             for rnd in range(4)]
+    assert first[0] != first[1] and first[1] != first[2] and first[2] != first[3], first
+    shown = run_cli("runs", "show", run["id"], env={"SSLPERF_DATA_DIR": str(dirs)})
+    assert shown.returncode == 0 and "Your program, run against each library" in shown.stdout, shown.stdout
+    assert any(mark in shown.stdout for mark in ("~", "▲", "▼", "?")), shown.stdout       # a verdict per library
+    # hyperfine's format: one result per library, every run's time, the command and the library named.
+    exported = json.loads(out.read_text())["results"]
+    assert [r["parameters"]["lib"] for r in exported] == ["system", "system#2"]
+    for r in exported:
+        assert len(r["times"]) == 12 and r["min"] <= r["mean"] <= r["max"] and r["exit_codes"] == [0] * 12
+        assert r["command"].startswith("python3 -c ")
+    again = run_cli("runs", "export", run["id"], "--format", "hyperfine", env={"SSLPERF_DATA_DIR": str(dirs)})
+    assert again.returncode == 0 and json.loads(again.stdout) == {"results": exported}
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
+def test_curl_is_measured_and_said_to_load_the_librarys_files(dirs):
+    result = run_cli("exec", "--lib", "system", "--runs", "2", "--rounds", "1", "--warmup", "0", "--name", "curl-v",
+                     "--", "curl", "--version", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "curl-v" in result.stdout and "ms" in result.stdout
+
+
+def test_prepare_runs_before_every_run_and_setup_and_cleanup_once_per_library(dirs, tmp_path):
+    log = tmp_path / "log"
+    append = f"python3 -c \"open('{log}', 'a').write('{{}} {{lib}}\\n'.format(__import__('sys').argv[1]))\""
+    result = run_cli("exec", "--lib", "system", "--lib", "system#2", "--runs", "2", "--rounds", "2", "--warmup", "1",
+                     "--prepare", append + " prepare", "--setup", append + " setup", "--cleanup",
+                     append + " cleanup", "--", *PYTHON_TLS, timeout=600)
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    for lib in ("system", "system#2"):
+        # Two passes (rounds), each: one warm-up and two timed runs, every one prepared.
+        assert lines.count(f"prepare {lib}") == 2 * (1 + 2), lines
+        assert lines.count(f"setup {lib}") == 1 and lines.count(f"cleanup {lib}") == 1, lines
+    assert lines[0].startswith("setup") and lines[-1].startswith("cleanup"), lines
+
+
+def test_a_run_that_fails_is_reported_with_its_exit_status_and_never_timed(dirs, tmp_path):
+    counter = tmp_path / "count"
+    # Succeeds twice (the loader's checked run and the warm-up), then fails: the first timed run exits 4.
+    script = (f"import ssl, sys, pathlib; p = pathlib.Path('{counter}'); n = int(p.read_text() or 0) if p.exists() "
+              "else 0; p.write_text(str(n + 1)); print('run', n); sys.exit(4 if n >= 2 else 0)")
+    result = run_cli("exec", "--lib", "system", "--runs", "3", "--rounds", "1", "--json", "--", "python3", "-c",
+                     script, timeout=300)
+    run = json.loads(result.stdout)
+    (m,) = run["measurements"]
+    assert m["status"] == "error" and "exited with 4" in m["reason"] and "run 2" in m["reason"], m["reason"]
+    assert m["wall_ns"] == [] and m["ops"] == []
+
+
+def test_a_static_program_is_refused_in_one_paragraph_and_nothing_is_stored(dirs, tmp_path):
+    source = tmp_path / "s.c"
+    source.write_text("int main(void) { return 0; }\n")
+    if subprocess.run(["gcc", "-static", "-o", str(tmp_path / "s"), str(source)], timeout=120).returncode != 0:
+        pytest.skip("no static libc here")
+    result = run_cli("exec", "--lib", "system", "--", tmp_path / "s", timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "statically linked" in result.stderr and "Traceback" not in result.stderr
+    assert runs_stored(dirs) == []
+
+
+def test_a_command_that_loads_no_tls_library_or_none_at_all_is_refused(dirs):
+    result = run_cli("exec", "--lib", "system", "--", "true", timeout=120)
+    assert result.returncode == 2 and "loaded neither libssl nor libcrypto" in result.stderr, result.stderr
+    missing = run_cli("exec", "--lib", "system", timeout=60)
+    assert missing.returncode == 2 and "needs the command to measure after `--`" in missing.stderr, missing.stderr
+
+
+def test_the_case_name_is_the_programs_and_a_digest_of_the_whole_command():
+    assert exec_plan.default_name(("/usr/bin/curl", "-s", "URL")).startswith("curl-")
+    assert exec_plan.default_name(("curl", "-s", "URL")) == exec_plan.default_name(("curl", "-s", "URL"))
+    assert exec_plan.default_name(("curl", "-s", "A")) != exec_plan.default_name(("curl", "-s", "B"))
+    assert program.case("curl-1234abcd").id == "exec/curl-1234abcd"
+    for bad in ("a/b", "-x", "", "x" * 81):
+        with pytest.raises(SslperfError):
+            exec_plan.request({**_params(), "name": bad})
+    with pytest.raises(SslperfError) as unsplit:
+        exec_plan.argv_of("echo 'unclosed", "--prepare")
+    assert "--prepare" in unsplit.value.message
+
+
+def _params(**given) -> dict:
+    from sslperf.cli import declared_params
+
+    return declared_params("exec", **{"argv": tuple(PYTHON_TLS), **given})
+
+
+def test_the_request_goes_as_json_and_back_and_a_fleet_worker_refuses_it():
+    from sslperf.fleet.cluster import FleetError
+    from sslperf.fleet import tasks
+    from sslperf.measure import verbs
+
+    request = verbs.from_params("exec", _params(runs=7, prepare="sync"))
+    back = Request.from_json(request.to_json())
+    assert back.options["exec"] == program.Options(tuple(PYTHON_TLS), 7, 1, ("sync",), (), (), 600)
+    assert back.cases == request.cases and back.settings.processes == 5
+    with pytest.raises(FleetError) as refused:
+        tasks.measure(request.to_json(), "sqlite:///nowhere.db", "fleet-run", 60, pin_here=False)
+    assert "never a command sent to it" in refused.value.message
+
+
+def test_an_argument_with_a_nul_is_refused_in_a_request():
+    from sslperf.measure import request_check
+
+    with pytest.raises(request_check.Refused):
+        request_check.OPTIONS["exec"]({"command": ["curl", "a\0b"]}, "options.exec")
