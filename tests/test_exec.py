@@ -40,7 +40,7 @@ def test_a_python_tls_client_is_timed_run_by_run_interleaved_with_verdicts_and_t
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
     assert run["settings"]["exec"]["command"] == PYTHON_TLS
-    assert all("libssl.so.3 from " in said for said in run["settings"]["exec"]["loaded"].values())
+    assert all(said.startswith("libcrypto.so.3, libssl.so.3 from ") for said in run["settings"]["exec"]["loaded"].values())
     got = {m["lib"]: m for m in run["measurements"]}
     assert set(got) == {"system", "system#2"}
     for m in got.values():
@@ -160,3 +160,51 @@ def test_an_argument_with_a_nul_is_refused_in_a_request():
 
     with pytest.raises(request_check.Refused):
         request_check.OPTIONS["exec"]({"command": ["curl", "a\0b"]}, "options.exec")
+
+
+PROGRAM_11 = """#include <openssl/crypto.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
+int main(void)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_method());
+    printf("%s\\n", OpenSSL_version(OPENSSL_VERSION));
+    SSL_CTX_free(ctx);
+    return ctx == NULL;
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_shared_build_is_given_to_a_program_built_for_its_soname_and_refused_across_sonames(e2e_env, in_e2e_cache,
+                                                                                               tmp_path):
+    from sslperf.libs import installed, loader
+
+    built = run_cli("libs", "build", "openssl-1.1.1w+shared", env=e2e_env, timeout=1800)
+    assert built.returncode == 0, built.stderr + built.stdout
+    lib = installed.find("openssl-1.1.1w+shared")
+    assert loader.linkages(lib) == ["static", "shared"]
+    assert "static + shared" in run_cli("libs", "list", env=e2e_env).stdout
+    # A program built against 1.1.1w's shared libraries, with no RPATH: only the loader's path finds them.
+    source = tmp_path / "client11.c"
+    source.write_text(PROGRAM_11)
+    prefix = lib.prefix
+    subprocess.run(["gcc", "-o", str(tmp_path / "client11"), str(source), f"-I{prefix / 'include'}",
+                    f"-L{loader.shared_dir(lib)}", "-lssl", "-lcrypto"], check=True, timeout=120)
+    result = run_cli("exec", "--lib", "openssl-1.1.1w+shared", "--runs", "2", "--rounds", "1", "--json", "--",
+                     tmp_path / "client11", env=e2e_env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    (m,) = run["measurements"]
+    assert m["status"] == "ok" and len(m["wall_ns"]) == 2
+    assert run["settings"]["exec"]["loaded"][lib.name] == \
+        f"libcrypto.so.1.1, libssl.so.1.1 from {loader.shared_dir(lib)}"
+    # The same program on the system's 3.x: the loader finds no libssl.so.1.1 there.
+    on_3x = run_cli("exec", "--lib", "system", "--", tmp_path / "client11", env=e2e_env, timeout=300)
+    assert on_3x.returncode == 2 and "needs libssl.so.1.1" in on_3x.stderr, on_3x.stderr
+    # A program built for 3.x (curl) given 1.1.1w: it loads the system's libssl.so.3 instead, and is refused.
+    if shutil.which("curl"):
+        curl = run_cli("exec", "--lib", "openssl-1.1.1w+shared", "--", "curl", "--version", env=e2e_env,
+                       timeout=300)
+        assert curl.returncode == 2, curl.stderr
+        assert "libssl.so.3" in curl.stderr and "provides libcrypto.so.1.1, libssl.so.1.1" in curl.stderr, curl.stderr

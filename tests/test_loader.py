@@ -125,5 +125,6 @@ def test_a_static_build_has_no_shared_directory_to_give(tmp_path):
     with pytest.raises(SslperfError) as refused:
         loader.shared_dir(built)
     assert "static libraries" in refused.value.message
+    assert "sslperf libs build openssl-3.6.3+shared" in refused.value.hint
     (tmp_path / "lib" / "libssl.so.3").write_bytes(b"")
     assert loader.shared_dir(built) == (tmp_path / "lib").resolve()

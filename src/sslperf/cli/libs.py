@@ -15,7 +15,7 @@ from sslperf.cli.common import make_console, plural
 from sslperf.cli.options import out_file_option
 from sslperf.errors import SslperfError
 from sslperf.libs import build as builder
-from sslperf.libs import bundle, describe, installed, releases, variants
+from sslperf.libs import bundle, describe, installed, loader, releases, variants
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -133,7 +133,7 @@ def list_cmd(as_json: bool) -> None:
         table.add_column(column)
     for lib in found:
         where = str(lib.home or lib.prefix or ", ".join(lib.info.get("shared_objects", {}).values()))
-        linkage = "static" if lib.linkage and lib.linkage.static else "shared"
+        linkage = " + ".join(loader.linkages(lib)) or "?"
         table.add_row(escape(lib.name), escape(lib.kind), escape(lib.version_string), escape(lib.variant_label),
                       linkage, escape(where))
     console.print(table)

@@ -26,6 +26,7 @@ from sslperf.proc import require_tool, run
 # ccache; docs/benchmarks.md).
 # Under / (only root can create it) and longer than any home, so that a binary's copy is overwritten in place.
 BUILD_PREFIX = Path("/sslperf-build-prefix-" + "_" * 210) / "prefix"
+VERSION_SCRIPT = Path(__file__).with_name("version_script.pl")   # see _own_version_scripts
 COMPILE_LINE = re.compile(r"\s-c\s.*-o\s+\S+\.o\b|\s-o\s+\S+\.o\s.*\s-c\s")
 _UNSUPPORTED = re.compile(r"Unsupported options?:\s*(.+)")
 _NINJA_STATUS = re.compile(r"^\[(\d+)/(\d+)\]")
@@ -138,8 +139,9 @@ class _OpenSSLBuild(_Job):
             fips.check_source(self.src, self.request.source.version)
         # Crates 3.2+ lack util/providers.num, so 3.x providers go into libcrypto (no-module); the FIPS
         # module is a loadable module by definition, so the fips variant keeps modules on.
-        fixed = ["no-shared"] + [f"no-{f}" for f in ("module", "tests") if f in features
-                                 and not (f == "module" and fips_module)]
+        shared = "shared" in self.request.variants
+        fixed = ([] if shared else ["no-shared"]) + [f"no-{f}" for f in ("module", "tests") if f in features
+                                                     and not (f == "module" and fips_module)]
         configure = [perl, self.src / "Configure", _openssl_target(), f"--prefix={self.prefix}",
                      f"--openssldir={self.prefix / 'ssl'}", "--libdir=lib", *fixed,
                      *plan.options, *plan.cflags]
@@ -147,6 +149,8 @@ class _OpenSSLBuild(_Job):
         launcher = compiler_launcher()
         cc = variants.compilers(chosen, "openssl").get("cc") or os.environ.get("CC", "cc")
         self.step("configure", configure, 600, env={"CC": f"{launcher} {cc}" if launcher else cc})
+        if shared and not (self.src / "util" / "mkdef.pl").exists():
+            _own_version_scripts(self.build_dir / "Makefile")
         makefile = (self.build_dir / "Makefile").read_text(errors="replace")
         target = "build_sw" if re.search(r"^build_sw:", makefile, re.M) else "all"
         dry = run([make, "-n", target], cwd=self.build_dir, timeout=300, keep_output=True)
@@ -166,6 +170,13 @@ class _OpenSSLBuild(_Job):
             if not fips.passed(output):
                 self.fail("self-test", output)
         return plan
+
+
+def _own_version_scripts(makefile: Path) -> None:
+    """A shared build of a source without OpenSSL's util/mkdef.pl (the openssl-src crate strips it from 3.2 on): the
+    Makefile's rules for libcrypto.ld and libssl.ld call sslperf's own writer of the same version scripts instead."""
+    text = makefile.read_text(errors="replace")
+    makefile.write_text(text.replace("$(SRCDIR)/util/mkdef.pl", str(VERSION_SCRIPT)))
 
 
 class _CMakeBuild(_Job):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
+from sslperf.libs import loader
 from sslperf.libs.footprint import file_footprint
 from sslperf.libs.model import Lib
 
@@ -79,6 +80,7 @@ def record(lib: Lib, with_footprint: bool = True) -> dict:
         "origin": origin(lib),
         "prefix": str(lib.prefix) if lib.prefix else None,
         "static": lib.linkage.static if lib.linkage else None,
+        "linkages": loader.linkages(lib),
         "configure_options": info.get("configure_options"),
         "skipped_options": info.get("skipped_options"),
         "cflags": info.get("cflags"),

@@ -41,7 +41,11 @@ class Loaded:
     processes: int
 
     def describe(self) -> str:
-        return ", ".join(f"{name} from {path.parent}" for name, path in sorted(self.objects.items()))
+        """`libcrypto.so.3, libssl.so.3 from /usr/lib/x86_64-linux-gnu` (grouped by directory)."""
+        by_dir: dict[Path, list[str]] = {}
+        for name, path in sorted(self.objects.items()):
+            by_dir.setdefault(path.parent, []).append(name)
+        return "; ".join(f"{', '.join(names)} from {directory}" for directory, names in by_dir.items())
 
 
 def shared_dir(lib: Lib) -> Path:
@@ -54,11 +58,25 @@ def shared_dir(lib: Lib) -> Path:
         found = sorted((lib.prefix / sub).glob("libssl.so*")) if lib.prefix else []
         if found:
             return (lib.prefix / sub).resolve()
+    remedy = (f"Build it with its shared libraries too, `sslperf libs build {lib.name}+shared`, and give "
+              f"`--lib {lib.name}+shared`; or name" if lib.kind == "built" and lib.flavor == "openssl" else "Name")
     raise SslperfError(
         f"{lib.name} has no shared libssl: it is built as static libraries (what sslperf's harness links), and a "
         "program can only be given a library through the dynamic loader. Nothing was run.",
-        hint="Name a library with shared objects: `system`, or a prefix registered with `sslperf libs add` whose "
-             "lib/ holds libssl.so and libcrypto.so.")
+        hint=f"{remedy} a library with shared objects: `system`, or a prefix registered with `sslperf libs add` "
+             "whose lib/ holds libssl.so and libcrypto.so.")
+
+
+def linkages(lib: Lib) -> list[str]:
+    """How `lib` can be linked: "static" (archives, what the harness links) and/or "shared" (what `sslperf exec`
+    gives a program)."""
+    found = ["static"] if lib.linkage and lib.linkage.static else []
+    try:
+        shared_dir(lib)
+        found.append("shared")
+    except SslperfError:
+        pass
+    return found
 
 
 def provided(directory: Path) -> list[str]:

@@ -83,6 +83,9 @@ VARIANTS: dict[str, Variant] = {
         Variant("fips", "enable-fips: OpenSSL 3.x with its FIPS provider module (fips.so), self-tested by "
                 "`openssl fipsinstall` at build time; run it with `--provider fips` (also inside another 3.x "
                 "library: `--fips-module`)", configure=("enable-fips",), openssl_only=True),
+        Variant("shared", "shared libssl and libcrypto beside the static ones, for `sslperf exec` (a program given the "
+                "library through the dynamic loader); the harness still links the static ones",
+                openssl_only=True),
         Variant("ktls", "enable-ktls: kernel TLS (SSL_OP_ENABLE_KTLS) for `sslperf tls --transfer --loopback`; "
                 "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
         Variant("ring", "rustls with the ring crypto provider", cargo_features=("ring",), rustls_only=True),

@@ -154,7 +154,7 @@ def _exec(m: Measurement, metric: str, details: bool):
     if s is None:
         return None
     first = f"{m.micros_per_op(metric) / 1e3:,.2f} ms{ci_part(s)[0]}"
-    under = []
+    under = [m.note] if m.note else []          # the loader's answer: which libssl and libcrypto the runs mapped
     if details:
         f = m.figures or {}
         user, system, rss = (f.get(name) for name in (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS))
