@@ -148,7 +148,7 @@ def test_the_request_goes_as_json_and_back_and_a_fleet_worker_refuses_it():
 
     request = verbs.from_params("exec", _params(runs=7, prepare="sync"))
     back = Request.from_json(request.to_json())
-    assert back.options["exec"] == program.Options(tuple(PYTHON_TLS), 7, 1, ("sync",), (), (), 600)
+    assert back.options["exec"] == program.Options(tuple(PYTHON_TLS), 7, 1, ("sync",), (), (), 600, None)
     assert back.cases == request.cases and back.settings.processes == 5
     with pytest.raises(FleetError) as refused:
         tasks.measure(request.to_json(), "sqlite:///nowhere.db", "fleet-run", 60, pin_here=False)
@@ -208,3 +208,20 @@ def test_a_shared_build_is_given_to_a_program_built_for_its_soname_and_refused_a
                        timeout=300)
         assert curl.returncode == 2, curl.stderr
         assert "libssl.so.3" in curl.stderr and "provides libcrypto.so.1.1, libssl.so.1.1" in curl.stderr, curl.stderr
+
+
+# A Python HTTPS client: one GET of the URL, trusting the CA file; fails unless the page came back.
+PYTHON_GET = ["python3", "-c", "import ssl, sys, urllib.request; ctx = ssl.create_default_context(cafile=sys.argv[1]); "
+              "body = urllib.request.urlopen(sys.argv[2], context=ctx, timeout=30).read(); sys.exit(0 if body else 5)"]
+
+
+def test_a_client_is_measured_against_sslperfs_server_on_loopback_and_port_needs_a_server(dirs):
+    result = run_cli("exec", "--lib", "system", "--lib", "system#2", "--server", "system", "--runs", "2", "--rounds",
+                     "2", "--json", "--", *PYTHON_GET, "{ca}", "https://localhost:{port}/", timeout=600)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    assert run["settings"]["exec"]["server"] == "system"
+    assert [m["status"] for m in run["measurements"]] == ["ok", "ok"], [m["reason"] for m in run["measurements"]]
+    assert all(len(m["wall_ns"]) == 4 for m in run["measurements"])
+    refused = run_cli("exec", "--lib", "system", "--", "curl", "https://localhost:{port}/", timeout=60)
+    assert refused.returncode == 2 and "only --server gives" in refused.stderr, refused.stderr

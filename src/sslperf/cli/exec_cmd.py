@@ -26,6 +26,10 @@ err_console = make_console(stderr=True)
 @click.option("--prepare", metavar="CMD", help="Run before every run, untimed (split into words, no shell).")
 @click.option("--setup", metavar="CMD", help="Run once per library before its first run.")
 @click.option("--cleanup", metavar="CMD", help="Run once per library after its last run.")
+@click.option("--server", metavar="LIB",
+              help="Start sslperf's HTTPS server of LIB on 127.0.0.1 for the run (TLS 1.3, a certificate for "
+                   "localhost): `{port}` and `{ca}` in the commands are its port and CA file. The server stays the "
+                   "same while the program's library changes.")
 @click.option("--name", metavar="NAME", help="The case's name (default: the program and a digest of the command).")
 @click.option("--timeout", type=finite(limits.EXEC_TIMEOUT), default=600, show_default=True,
               help="Seconds one run may take.")
@@ -48,11 +52,12 @@ def exec_cmd(ctx, **options) -> None:
     Before anything is timed, the loader's own trace (LD_DEBUG=files) must show the program loading libssl and
     libcrypto from each library; a static program, one that bundles its own TLS, one built for another soname or
     needing a newer symbol version is refused, and a failing run is reported, never timed. `{lib}` in any
-    command is the library's name.
+    command is the library's name; with --server, `{port}` and `{ca}` are its server's port and CA file.
 
     \b
     Examples:
-      sslperf exec --lib system --lib system#2 -- curl -s -o /dev/null https://127.0.0.1:8443/
+      sslperf exec --lib system --lib openssl-3.6+shared --server system -- curl -s -o /dev/null --cacert {ca} \\
+          --resolve localhost:{port}:127.0.0.1 https://localhost:{port}/
       sslperf exec --lib openssl-3.0 --lib openssl-3.6 --runs 20 -- python3 -c "import ssl; ssl.create_default_context()"
       sslperf exec --lib system --export-json hyperfine.json -- psql -c 'select 1'
     """

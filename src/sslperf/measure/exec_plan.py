@@ -52,6 +52,13 @@ def request(p: dict) -> Request:
                            hint="e.g. --name curl-get")
     settings = plan.settings(1, 1, None, True, p["rounds"], None, p["metric"])
     options = program.Options(command, p["runs"], p["warmup"], argv_of(p["prepare"], "--prepare"),
-                              argv_of(p["setup"], "--setup"), argv_of(p["cleanup"], "--cleanup"), p["timeout"])
+                              argv_of(p["setup"], "--setup"), argv_of(p["cleanup"], "--cleanup"), p["timeout"],
+                              p["server"])
+    used = sorted({key for argv in (command, options.prepare, options.setup, options.cleanup) for arg in argv
+                   for key in program.SERVER_PLACEHOLDERS if key in arg})
+    if used and not options.server:
+        raise SslperfError(f"The command uses {' and '.join(used)}, which only --server gives. Nothing was run.",
+                           hint="Add --server LIB (sslperf's HTTPS server of that library on 127.0.0.1), e.g. "
+                                "--server system -- curl -s --cacert {ca} https://localhost:{port}/")
     return Request("sslperf exec", list(p["lib_names"] or ("system",)), [program.case(name).id], settings,
                    {"exec": options}, {"suite": "exec"})

@@ -241,7 +241,7 @@ OPTIONS = {
     "exec": fields({"command": listed(_ARG, 0, limits.EXEC_ARGS), "runs": integer(limits.EXEC_RUNS),
                     "warmup": integer(limits.EXEC_WARMUP), "prepare": listed(_ARG, 0, limits.EXEC_ARGS),
                     "setup": listed(_ARG, 0, limits.EXEC_ARGS), "cleanup": listed(_ARG, 0, limits.EXEC_ARGS),
-                    "timeout": number(limits.EXEC_TIMEOUT)}),
+                    "timeout": number(limits.EXEC_TIMEOUT), "server": optional(_LIB)}),
 }
 
 

@@ -10,6 +10,7 @@ reported with its exit status and last lines, never timed. Commands are argv lis
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,9 +21,11 @@ from pathlib import Path
 
 from sslperf import figures, tempdirs
 from sslperf.errors import SslperfError
-from sslperf.libs import loader
+from sslperf.libs import installed, loader
 from sslperf.libs.model import Lib
 from sslperf.cases.ids import Case, make
+from sslperf.measure import certificates
+from sslperf.measure.harness_client import Server
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
 
@@ -38,14 +41,30 @@ class Options:
     setup: tuple[str, ...] = ()         # once per library before its first run (hyperfine's --setup)
     cleanup: tuple[str, ...] = ()       # once per library after its last run (hyperfine's --cleanup)
     timeout: float = 600                # seconds one run may take
+    server: str | None = None           # a library: sslperf's HTTPS server of it on 127.0.0.1 for the whole run
 
 
 def case(name: str) -> Case:
     return make("exec", program=name)
 
 
-def substituted(argv: tuple[str, ...], lib: Lib) -> list[str]:
-    return [arg.replace("{lib}", lib.name) for arg in argv]
+PLACEHOLDERS = ("{lib}", "{port}", "{ca}")
+SERVER_PLACEHOLDERS = ("{port}", "{ca}")
+# The server's case: TLS 1.3, the client's own groups (nothing set on the server), the ECDSA P-256 certificate for
+# `localhost` (clients connect to https://localhost:{port}/ and trust {ca}); it answers every GET with a small page.
+SERVER_CASE = ("tls1.3", "default", "ecdsa-p256")
+SERVER_CONNECTIONS = 1_000_000_000      # it serves until the run stops it
+
+
+def substituted(argv: tuple[str, ...], lib: Lib, server: dict[str, str] | None = None) -> list[str]:
+    """`argv` with `{lib}` the library's name and, with a server, `{port}` and `{ca}` its port and CA file."""
+    values = {"{lib}": lib.name, **(server or {})}
+    out = []
+    for arg in argv:
+        for key, value in values.items():
+            arg = arg.replace(key, value)
+        out.append(arg)
+    return out
 
 
 class Session(base.Session):
@@ -55,20 +74,40 @@ class Session(base.Session):
         self.work = tempdirs.make("exec")
         self.loaded: dict[str, loader.Loaded] = {}
         self.set_up: list[Lib] = []          # the libraries whose --setup ran: each gets its --cleanup
+        self.held = contextlib.ExitStack()
+        self.server: dict[str, str] = {}
         try:
+            if not self.options.command:
+                raise SslperfError("An exec request names no command to run. Nothing was run.",
+                                   hint="Give the command after `--`.")
+            if self.options.server:
+                self.server = self._serve(self.options.server)
             for lib in ctx.libs:
                 directory = loader.shared_dir(lib)
                 self.links[lib.name] = loader.linked(directory, self.work / _safe(lib.name))
                 self.set_up.append(lib)
                 self._step(self.options.setup, lib, "--setup")
-                self.loaded[lib.name] = loader.check(substituted(self.options.command, lib), lib,
+                self.loaded[lib.name] = loader.check(substituted(self.options.command, lib, self.server), lib,
                                                      env=self._env(lib), timeout=self.options.timeout)
         except BaseException:
             self.close()
             raise
         ctx.run.settings["exec"] = {"command": list(self.options.command), "runs": self.options.runs,
+                                    "server": self.options.server,
                                     "warmup": self.options.warmup,
                                     "loaded": {name: loaded.describe() for name, loaded in self.loaded.items()}}
+
+    def _serve(self, name: str) -> dict[str, str]:
+        """sslperf's HTTPS server of library `name` on 127.0.0.1 for the run: its {port} and {ca}."""
+        server_lib = installed.find(name)
+        certs = self.held.enter_context(certificates.made_by(server_lib))
+        running = self.held.enter_context(Server(server_lib, "https-server", str(certs), *SERVER_CASE,
+                                                 str(SERVER_CONNECTIONS), env=certificates.env(certs)))
+        hello = running.line(timeout=120)
+        if hello.get("type") != "listening":
+            raise SslperfError(f"The HTTPS server of {server_lib.name} did not start: {hello.get('reason')}. Nothing "
+                               "was measured.", hint="Try another --server library.")
+        return {"{port}": str(hello["port"]), "{ca}": str(hello["ca_file"])}
 
     def _env(self, lib: Lib) -> dict[str, str]:
         return loader.loader_env(self.links[lib.name], {**os.environ, **self.ctx.env, **lib.env})
@@ -77,7 +116,7 @@ class Session(base.Session):
         """A set-up, prepare or clean-up command (untimed); refused in one paragraph when it fails."""
         if not argv:
             return
-        result = _run(substituted(argv, lib), self._env(lib), self.options.timeout)
+        result = _run(substituted(argv, lib, self.server), self._env(lib), self.options.timeout)
         if result.status != 0:
             raise SslperfError(f"The {what} command `{' '.join(argv)}` failed for {lib.name} ({result.said()}); "
                                f"nothing more was run. Its last lines:\n{result.tail()}",
@@ -105,15 +144,15 @@ class Session(base.Session):
         for n in range(self.options.warmup):
             self._step(self.options.prepare, lib, "--prepare")
             if traced and n == 0:
-                loader.check(substituted(self.options.command, lib), lib, env=self._env(lib),
+                loader.check(substituted(self.options.command, lib, self.server), lib, env=self._env(lib),
                              timeout=self.options.timeout)
             else:
-                _run(substituted(self.options.command, lib), self._env(lib), self.options.timeout)
+                _run(substituted(self.options.command, lib, self.server), self._env(lib), self.options.timeout)
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         m = Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
         m.figures = {figures.USER_CPU: [], figures.SYSTEM_CPU: [], figures.MAX_RSS: []}
-        argv, env = substituted(self.options.command, lib), self._env(lib)
+        argv, env = substituted(self.options.command, lib, self.server), self._env(lib)
         for _ in range(self.options.runs):
             self._step(self.options.prepare, lib, "--prepare")
             result = _run(argv, env, self.options.timeout)
@@ -131,9 +170,12 @@ class Session(base.Session):
     def close(self) -> None:
         try:
             for lib in self.set_up if self.options.cleanup else ():
-                _run(substituted(self.options.cleanup, lib), self._env(lib), self.options.timeout)
+                _run(substituted(self.options.cleanup, lib, self.server), self._env(lib), self.options.timeout)
         finally:
-            tempdirs.remove(self.work)
+            try:
+                self.held.close()
+            finally:
+                tempdirs.remove(self.work)
 
 
 @dataclass(frozen=True)
