@@ -225,3 +225,12 @@ def test_a_client_is_measured_against_sslperfs_server_on_loopback_and_port_needs
     assert all(len(m["wall_ns"]) == 4 for m in run["measurements"])
     refused = run_cli("exec", "--lib", "system", "--", "curl", "https://localhost:{port}/", timeout=60)
     assert refused.returncode == 2 and "only --server gives" in refused.stderr, refused.stderr
+
+
+def test_bisect_takes_a_command_only_as_an_exec_case(dirs):
+    bare = run_cli("bisect", "exec", "--good", "openssl-3.5.4+shared", "--bad", "openssl-3.6.3+shared", timeout=60)
+    assert bare.returncode == 2 and "`sslperf bisect exec` needs the command" in bare.stderr, bare.stderr
+    stray = run_cli("bisect", "api/ssl-ctx/new", "--good", "openssl-3.0.0", "--bad", "openssl-3.0.8", "--", "curl",
+                    timeout=60)
+    assert stray.returncode == 2 and "only an `exec` bisect takes a command" in stray.stderr, stray.stderr
+    assert "Traceback" not in bare.stderr + stray.stderr

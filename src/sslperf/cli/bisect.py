@@ -12,6 +12,8 @@ import click
 from rich.markup import escape
 
 from sslperf.bisect import probe, render
+from sslperf.errors import SslperfError
+from sslperf.untrusted import shorten, visible
 from sslperf.bisect import space as spaces
 from sslperf.cli.common import held, make_console, refuse_unstored, store_unless
 from sslperf.cli.progress import steps
@@ -28,6 +30,7 @@ progress_console = make_console(stderr=True)
 
 @click.command()
 @click.argument("case_id", metavar="CASE")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND ARG…]")
 @click.option("--good", required=True, help="The release (or, with --git, the revision) where the case is as wanted.")
 @click.option("--bad", required=True, help="The release (or revision) where it is not. Either may be the older.")
 @click.option("--git", "git_repo", type=click.Path(file_okay=False, path_type=Path),
@@ -56,7 +59,7 @@ progress_console = make_console(stderr=True)
 @click.option("--no-store", is_flag=True, help="Do not keep the bisect in the results store.")
 @placement_options
 @click.pass_context
-def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms, samples, explain, top, jobs,
+def bisect(ctx, case_id, argv, good, bad, git_repo, metric, threshold, alpha, time_ms, samples, explain, top, jobs,
            as_json, no_store, cpu, no_pin, fixed_layout, processes) -> None:
     """Find the release (or commit) between --good and --bad where CASE
     changed: a binary search that builds each midpoint (cached) and measures
@@ -70,9 +73,10 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
       sslperf bisect api/ssl-ctx/new --good openssl-3.0.0 --bad openssl-3.0.8
       sslperf bisect cipher/aes-128-gcm/encrypt/16 --good openssl-1.1.1w --bad openssl-3.0.8 --metric wall
       sslperf bisect api/ssl-ctx/new --git ~/src/openssl --good openssl-3.0.0 --bad openssl-3.0.1
+      sslperf bisect exec --good openssl-3.0.8+shared --bad openssl-3.6.3+shared -- curl -s --version
     """
     started = time.monotonic()
-    case = suites.parse_case(case_id)
+    case, options = _case_and_options(case_id, tuple(argv), time_ms)
     jobs = jobs or os.cpu_count() or 1
     metric, why = probe.choose_metric(metric, case)
     space = (spaces.commits_between(git_repo, good, bad, jobs) if git_repo
@@ -88,8 +92,7 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
         out.print(escape(line), soft_wrap=True)
     out.print(f"metric: {metric} ({escape(why)}); {escape(floor_note)}", style="dim", soft_wrap=True)
     result = probe.bisect(space, case, settings, judge,
-                          _TerminalEvents(out, [p.label.split(" ")[0] for p in space.points]), store,
-                          probe.mode_options(case, time_ms))
+                          _TerminalEvents(out, [p.label.split(" ")[0] for p in space.points]), store, options)
     if explain and not as_json:
         _explain(result, out)
     seconds = time.monotonic() - started
@@ -107,12 +110,35 @@ def bisect(ctx, case_id, good, bad, git_repo, metric, threshold, alpha, time_ms,
         refuse_unstored(result.run, store)
 
 
+def _case_and_options(case_id: str, argv: tuple[str, ...], time_ms) -> tuple:
+    """CASE, or `exec` with the user's command after `--` (each step runs it against the step's two or three
+    libraries, as `sslperf exec` does: build the ends with +shared)."""
+    if case_id == "exec":
+        from sslperf.measure import exec_plan
+        from sslperf.measure.modes import program
+
+        case = exec_plan.case_of(argv, verb="sslperf bisect exec")
+        return case, {"exec": program.Options(argv)}
+    if argv:
+        raise SslperfError(f"`{shorten(visible(' '.join(argv[:3])), 60)}` follows the case {shorten(visible(case_id), 80)}: "
+                           "only an `exec` bisect "
+                           "takes a command. Nothing was built or measured.",
+                           hint="sslperf bisect exec --good openssl-3.0.8+shared --bad openssl-3.6.3+shared -- CMD …")
+    case = suites.parse_case(case_id)
+    return case, probe.mode_options(case, time_ms)
+
+
 def _explain(result, out) -> None:
     if not any(b.kind == "step" for b in result.outcome.boundaries):
         return
     if probe.explained_by_contention(result.case):
         out.print("explaining each step by its two sides' contention (lock waits, CPU shares) …", style="dim")
         probe.explain(result)
+        return
+    if result.case.startswith("exec/"):
+        out.print("Not explained: profiling your program under each side is `sslperf exec --profile` (not built yet); "
+                  "`sslperf bisect` of an in-memory case of the same operation explains the library's side.",
+                  style="yellow")
         return
     if not probe.profiled(result.case):
         out.print("Not explained: a loopback case runs a server and a client process, which callgrind does not "

@@ -9,6 +9,7 @@ import json
 import re
 import shlex
 
+from sslperf.cases.ids import Case
 from sslperf.errors import SslperfError
 from sslperf.measure import plan
 from sslperf.measure.modes import program
@@ -40,16 +41,22 @@ def argv_of(text: str | None, option: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-def request(p: dict) -> Request:
-    command = tuple(p["argv"])
+def case_of(command: tuple[str, ...], name: str | None = None, verb: str = "sslperf exec") -> Case:
+    """The case a command is measured as: `exec/NAME`, NAME given or made from the command (default_name)."""
     if not command:
-        raise SslperfError("`sslperf exec` needs the command to measure after `--`. Nothing was run.",
-                           hint="e.g. sslperf exec --lib system --lib openssl-3.6 -- curl -s https://127.0.0.1:8443/")
-    name = default_name(command) if p["name"] is None else p["name"]
+        raise SslperfError(f"`{verb}` needs the command to measure after `--`. Nothing was run.",
+                           hint="e.g. sslperf exec --lib system --lib openssl-3.6+shared -- curl -s --version")
+    name = default_name(command) if name is None else name
     if not NAME.fullmatch(name):
         raise SslperfError(f"--name `{shorten(visible(name), 80)}` is not a case name: letters, digits, `.`, `_`, `+` "
                            "and `-`, at most 80, starting with a letter or digit. Nothing was run.",
                            hint="e.g. --name curl-get")
+    return program.case(name)
+
+
+def request(p: dict) -> Request:
+    command = tuple(p["argv"])
+    case = case_of(command, p["name"])
     settings = plan.settings(1, 1, None, True, p["rounds"], None, p["metric"])
     options = program.Options(command, p["runs"], p["warmup"], argv_of(p["prepare"], "--prepare"),
                               argv_of(p["setup"], "--setup"), argv_of(p["cleanup"], "--cleanup"), p["timeout"],
@@ -60,5 +67,5 @@ def request(p: dict) -> Request:
         raise SslperfError(f"The command uses {' and '.join(used)}, which only --server gives. Nothing was run.",
                            hint="Add --server LIB (sslperf's HTTPS server of that library on 127.0.0.1), e.g. "
                                 "--server system -- curl -s --cacert {ca} https://localhost:{port}/")
-    return Request("sslperf exec", list(p["lib_names"] or ("system",)), [program.case(name).id], settings,
+    return Request("sslperf exec", list(p["lib_names"] or ("system",)), [case.id], settings,
                    {"exec": options}, {"suite": "exec"})
