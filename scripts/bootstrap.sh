@@ -46,6 +46,8 @@ if [ "${EXTRAS:-}" = "test" ]; then
   want /usr/lib/postgresql postgresql
   want chromium chromium
   want runuser util-linux
+  # bench/exec_vs_hyperfine.py times one command by `sslperf exec` and by hyperfine, side by side.
+  want hyperfine hyperfine
   # tests/test_docs.py renders the man page with groff's warnings on.
   want groff groff-base
   # `sslperf recommend` snippets are checked by the servers' own config parsers.

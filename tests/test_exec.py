@@ -234,3 +234,25 @@ def test_bisect_takes_a_command_only_as_an_exec_case(dirs):
                     timeout=60)
     assert stray.returncode == 2 and "only an `exec` bisect takes a command" in stray.stderr, stray.stderr
     assert "Traceback" not in bare.stderr + stray.stderr
+
+
+def _perf_records() -> bool:
+    if shutil.which("perf") is None:
+        return False
+    done = subprocess.run(["perf", "record", "-e", "cpu-clock", "-o", "/dev/null", "--", "true"], capture_output=True,
+                          timeout=60)
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(not _perf_records(), reason="perf cannot record here")
+def test_profile_names_the_library_functions_whose_share_moved(dirs, tmp_path):
+    result = run_cli("exec", "--lib", "system", "--lib", "system#2", "--runs", "1", "--rounds", "1", "--no-store",
+                     "--profile", "2", "--profile-out", tmp_path / "prof", "--", "python3", "-c",
+                     "import ssl; ssl.create_default_context(cafile='/etc/ssl/certs/ca-certificates.crt')",
+                     timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "Changed most by inclusive share" in result.stdout and "2 operations in" in result.stdout, result.stdout
+    # The CA file's certificates are parsed by libcrypto: its functions are in both profiles, each named with it.
+    report = (tmp_path / "prof" / "system.perf-report-dso-symbol.txt").read_text()
+    assert "libcrypto.so.3" in report and "PEM_X509_INFO_read_bio_ex" in report
+    assert (tmp_path / "prof" / "system_2.perf.data").exists()

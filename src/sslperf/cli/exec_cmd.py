@@ -6,7 +6,8 @@ import click
 
 from sslperf.cli import common
 from sslperf.cli.common import make_console
-from sslperf.cli.options import OutputPath, checked_target, details_option, finite, int_range, out_file_option
+from sslperf.cli.options import (OutputPath, checked_target, details_option, finite, int_range, out_dir_callback,
+                                 out_file_option)
 from sslperf.measure import limits
 
 console = make_console()
@@ -37,6 +38,12 @@ err_console = make_console(stderr=True)
               help="What the verdicts rest on: each run's wall time, or its CPU time (user + system).")
 @click.option("--export-json", "hyperfine_out", type=OutputPath(), callback=checked_target,
               help="Also write the results in hyperfine's --export-json format here.")
+@click.option("--profile", "profile_runs", type=click.IntRange(1, 1000), metavar="RUNS",
+              help="After the run, record RUNS runs of the command under each library with perf (cpu-clock "
+                   "sampling, call graphs) and print the functions whose share moved against the first library, "
+                   "each named with the object it lives in (libcrypto.so.3, libssl.so.3, the program).")
+@click.option("--profile-out", type=OutputPath(directory=True), callback=out_dir_callback,
+              help="Directory for --profile's perf.data and reports [default: sslperf-profile/TIME-exec-NAME].")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @details_option
 @out_file_option("Also write the run as JSON here.")
@@ -66,7 +73,48 @@ def exec_cmd(ctx, **options) -> None:
     from sslperf.report import export
 
     run = common.measure(ctx, "exec", console, err_console, options["metric"])
+    if run is not None and options["profile_runs"]:
+        _profile(ctx, run, options)
     if run is not None and options["hyperfine_out"]:
         common.write_output(options["hyperfine_out"], export.to_hyperfine(run), "the hyperfine export",
                             force=options["force"])
         (err_console if options["as_json"] else console).print(f"[dim]hyperfine's JSON written to {escape(str(options['hyperfine_out']))}[/dim]")
+
+
+def _profile(ctx, run, options) -> None:
+    """--profile: each library's perf profile of the command, and what moved against the first library."""
+    import os
+    import time
+    from pathlib import Path
+
+    from rich.markup import escape
+
+    from sslperf.measure import verbs
+    from sslperf.profiling import program, render
+    from sslperf.profiling.diff import changed_most
+
+    request = verbs.from_params("exec", ctx.params)
+    libs, (case,) = request.resolve()
+    out = options["profile_out"] or out_dir_callback(
+        None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-{case.id.replace('/', '_')}")
+    out.mkdir(parents=True, exist_ok=True)
+    shown = err_console if options["as_json"] else console
+    argv = list(request.options["exec"].command)
+    profiles = []
+    for lib in libs:
+        shown.print(f"[dim]profiling {options['profile_runs']} runs under {escape(lib.name)} with perf …[/dim]")
+        profiles.append(program.record(lib, [a.replace("{lib}", lib.name) for a in argv], options["profile_runs"],
+                                       out, {**os.environ, **lib.env}))
+    (first, first_objects), top = profiles[0], 12
+    for other, objects in profiles[1:]:
+        where = {**first_objects, **objects}
+        render.print_explanation(first, other, top, shown)
+        named = [c for c in changed_most(first, other, top, "inclusive") if program.in_the_library(c.name, where)]
+        if named:
+            shown.print("  the library's own among them: " + ", ".join(
+                f"{escape(c.name)} ({escape(program.library_of(c.name, where))}, {c.inclusive_change:+.1f} points)"
+                for c in named))
+        else:
+            shown.print("  none of the functions that moved most is the library's own: the difference is in the "
+                        "program, the loader or the kernel", style="yellow")
+    shown.print(f"[dim]perf.data and reports: {escape(str(out))}[/dim]")
