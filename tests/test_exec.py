@@ -256,3 +256,40 @@ def test_profile_names_the_library_functions_whose_share_moved(dirs, tmp_path):
     report = (tmp_path / "prof" / "system.perf-report-dso-symbol.txt").read_text()
     assert "libcrypto.so.3" in report and "PEM_X509_INFO_read_bio_ex" in report
     assert (tmp_path / "prof" / "system_2.perf.data").exists()
+
+
+def test_track_of_a_command_builds_each_commit_with_its_shared_libraries_and_runs_the_command(sslperf_dirs,
+                                                                                            tmp_path, monkeypatch):
+    """The plumbing, without building OpenSSL: a two-commit repository that says it is OpenSSL 3.6.3; the builder
+    records what it is asked for and refuses, so each commit is recorded as skipped with the request's cases."""
+    from sslperf.cli.track import _cases
+    from sslperf.errors import BuildFailed
+    from sslperf.libs import build as builder
+    from sslperf.measure.settings import Settings
+    from sslperf.store import Store
+    from sslperf.track import tracking
+
+    repo = tmp_path / "repo"
+    (repo / "include" / "openssl").mkdir(parents=True)
+    for n in (1, 2):
+        (repo / "include" / "openssl" / "opensslv.h").write_text(f'# define OPENSSL_VERSION_TEXT "OpenSSL 3.6.3 {n}"\n')
+        for git in (["init", "-q"] if n == 1 else [], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t",
+                                                                     "commit", "-q", "-m", f"commit {n}"]):
+            if git:
+                subprocess.run(["git", "-C", str(repo), *git], check=True, timeout=60)
+    asked = []
+
+    def refuse(request, progress=None):
+        asked.append(request)
+        raise BuildFailed("not built in this test")
+    monkeypatch.setattr(builder, "build", refuse)
+    cases, options, variants = _cases(tuple(PYTHON_TLS), (), ())
+    assert [c.id for c in cases] == [f"exec/{exec_plan.default_name(tuple(PYTHON_TLS))}"] and variants == ("shared",)
+    assert options["exec"].command == tuple(PYTHON_TLS)
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    request = tracking.TrackRequest(repo, "HEAD", cases, {"wall": Settings(1, 1)}, 5, 10, 1, options, variants)
+    outcomes, left = tracking.track(request, store)
+    assert [o.skipped for o in outcomes] == ["not built in this test"] * 2 and left == 0
+    assert all(r.variants == ("shared",) for r in asked) and len(asked) == 2
+    with pytest.raises(SslperfError):
+        _cases(("curl",), ("speed/x",), ())

@@ -32,9 +32,10 @@ console = make_console()
               help="What to measure on each commit (default: both where valgrind is installed, else wall).")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Parallel compile jobs of a build.")
 @placement_options
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND ARG…]")
 @click.pass_context
 def track(ctx, git_repo, branch, limit, depth, case_ids, patterns, metric, jobs, cpu, no_pin, fixed_layout,
-          processes) -> None:
+          processes, argv) -> None:
     """Build and measure the commits of a branch this host has not measured
     yet, newest first, at most --limit per call: the chosen cases with wall
     time and with instruction counts, one stored run per commit and metric.
@@ -48,14 +49,16 @@ def track(ctx, git_repo, branch, limit, depth, case_ids, patterns, metric, jobs,
       sslperf track --git ~/src/openssl --branch master --limit 3
       sslperf track --git ~/src/openssl --case tls/handshake/tls1.3/x25519/ecdsa-p256/shared --metric instructions
       sslperf track --git ~/src/openssl --case tls/serve/nginx/new/tls1.3/x25519/rsa-2048 --metric wall
+      sslperf track --git ~/src/openssl --metric wall -- curl -s -o /dev/null --version
     """
-    cases = suites.select([suites.parse_case(c) for c in case_ids] if case_ids else suites.suite("quick"), patterns)
+    cases, options, variants = _cases(tuple(argv), case_ids, patterns)
     metrics = tracking.metrics(metric, cases, bool(shutil.which("valgrind")))
     quick = suites.DEPTHS["quick"]
     settings = {m: plan.settings(quick.target_ms, quick.samples, cpu, no_pin, processes, None, m, fixed_layout)
                 for m in metrics}
     store = open_store(ctx)
-    request = tracking.TrackRequest(git_repo.expanduser(), branch, cases, settings, limit, depth, jobs)
+    request = tracking.TrackRequest(git_repo.expanduser(), branch, cases, settings, limit, depth, jobs, options,
+                                    variants)
 
     @contextlib.contextmanager
     def building(commit):
@@ -87,3 +90,18 @@ def track(ctx, git_repo, branch, limit, depth, case_ids, patterns, metric, jobs,
     if not measured:
         raise SslperfError("No commit of this call could be built, so nothing was measured.",
                            hint="The reasons are above; those commits are not tried again.")
+
+
+def _cases(argv: tuple[str, ...], case_ids, patterns) -> tuple[list, dict, tuple[str, ...]]:
+    """(the cases, their modes' options, the variants every commit is built with): the chosen cases, or your
+    command after `--` (an exec case: each commit built with its shared libraries, the command run against them)."""
+    if argv:
+        from sslperf.measure import exec_plan
+        from sslperf.measure.modes import program
+
+        if case_ids or patterns:
+            raise SslperfError("A command after `--` is the one case tracked; --case and --filter cannot be given "
+                               "with it. Nothing was built or measured.", hint="Track them in separate calls.")
+        return [exec_plan.case_of(argv, verb="sslperf track")], {"exec": program.Options(argv)}, ("shared",)
+    cases = suites.select([suites.parse_case(c) for c in case_ids] if case_ids else suites.suite("quick"), patterns)
+    return cases, {}, ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -35,6 +36,8 @@ class TrackRequest:
     limit: int = 5                     # commits built and measured in one call, at most
     depth: int = 200                   # how far back the branch is looked at for commits not measured
     jobs: int | None = None
+    options: dict = field(default_factory=dict)     # the cases' modes' own options (an exec case's command)
+    variants: tuple[str, ...] = ()     # what every commit is built with besides (an exec case: shared)
 
 
 @dataclass
@@ -113,9 +116,11 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
         point = commit_point(git, request.repo, commit.sha, f"{commit.sha[:10]} {commit.subject}",
                              request.jobs or os.cpu_count() or 1)
         started = time.monotonic()
+        build = dataclasses.replace(point.request, variants=tuple(dict.fromkeys(point.request.variants +
+                                                                                 request.variants)))
         try:
             with events.building(commit):
-                built = builder.build(point.request)
+                built = builder.build(build)
         except BuildFailed as failed:
             outcome.skipped = failed.message
             outcome.build_seconds = time.monotonic() - started
@@ -132,8 +137,9 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
             chosen = measurable(request.cases, metric)
             if chosen:          # every mode's cases in one run, interleaved by the one scheduler
                 run = scheduler.measure(Request(SOURCE, [name_of(built.lib)], [c.id for c in chosen], settings,
-                                                labels={"suite": "track", "metric": metric,
-                                                        "track": _key(commit, request, [c.id for c in chosen])}),
+                                                request.options, {"suite": "track", "metric": metric,
+                                                                  "track": _key(commit, request,
+                                                                                [c.id for c in chosen])}),
                                         store)
                 outcome.runs.setdefault(metric, []).append(run.id)
             outcome.measure_seconds += time.monotonic() - started
