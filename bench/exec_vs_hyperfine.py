@@ -2,7 +2,8 @@
 tools take turns, --pairs times, each turn --runs runs of the command after one warm-up; then each tool's mean and
 standard deviation over all its runs, and their ratio. Both start the command without a shell (hyperfine -N), and
 both time from starting the process to reaping it, so the means should agree within a few percent; what differs is
-what each adds around a run (sslperf: a fork and exec from Python, wait4; hyperfine: its own spawn in Rust).
+what each adds around a run (sslperf: posix_spawn from Python, wait4, the library's links first on the loader's path;
+hyperfine: its own spawn in Rust). Both run pinned to the same CPU (taskset).
 
     .venv/bin/python bench/exec_vs_hyperfine.py [--pairs 3] [--runs 20] [-- CMD ARG…]
 
@@ -22,16 +23,19 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Both tools, and so the command under each, on the same CPU (the last this process may use): no migration, and
+# neither tool's own work runs beside the command on another CPU.
+PINNED = ["taskset", "-c", str(max(os.sched_getaffinity(0)))]
 
 
 def hyperfine_times(command: list[str], runs: int, out: Path) -> list[float]:
-    subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "1", "--runs", str(runs), "--export-json",
+    subprocess.run([*PINNED, "hyperfine", "-N", "--style", "none", "--warmup", "1", "--runs", str(runs), "--export-json",
                     str(out), shlex.join(command)], check=True, timeout=600, capture_output=True)
     return json.loads(out.read_text())["results"][0]["times"]
 
 
 def sslperf_times(command: list[str], runs: int, out: Path, env: dict) -> list[float]:
-    subprocess.run([sys.executable, "-m", "sslperf", "exec", "--lib", "system", "--runs", str(runs), "--rounds",
+    subprocess.run([*PINNED, sys.executable, "-m", "sslperf", "exec", "--lib", "system", "--runs", str(runs), "--rounds",
                     "1", "--warmup", "1", "--no-store", "--export-json", str(out), "--force", "--", *command],
                    check=True, timeout=600, capture_output=True, env=env)
     return json.loads(out.read_text())["results"][0]["times"]
