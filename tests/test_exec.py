@@ -293,3 +293,18 @@ def test_track_of_a_command_builds_each_commit_with_its_shared_libraries_and_run
     assert all(r.variants == ("shared",) for r in asked) and len(asked) == 2
     with pytest.raises(SslperfError):
         _cases(("curl",), ("speed/x",), ())
+
+
+def test_max_rss_is_the_commands_own_not_the_starters(dirs):
+    """The kernel carries the high-water mark of the process a command is started from into the command's: started
+    from sslperf's Python (~60 MiB) every run would read at least that. A small Python client reads its own ~20 MiB,
+    and one that touches 100 MiB more reads about that much more."""
+    rss = {}
+    for name, extra in (("small", ""), ("large", "; b = bytearray(100 * 2**20)")):
+        result = run_cli("exec", "--lib", "system", "--runs", "2", "--rounds", "1", "--warmup", "0", "--json",
+                         "--name", name, "--no-store", "--", "python3", "-c", "import ssl" + extra, timeout=300)
+        assert result.returncode == 0, result.stderr
+        (m,) = json.loads(result.stdout)["measurements"]
+        rss[name] = max(m["figures"][figures.MAX_RSS])
+    assert rss["small"] < 45 * 2**20, rss
+    assert 90 * 2**20 < rss["large"] - rss["small"] < 130 * 2**20, rss

@@ -136,8 +136,8 @@ def _explain(result, out) -> None:
         probe.explain(result)
         return
     if result.case.startswith("exec/"):
-        out.print("Not explained: profiling your program under each side is `sslperf exec --profile` (not built yet); "
-                  "`sslperf bisect` of an in-memory case of the same operation explains the library's side.",
+        out.print("Not explained here: `sslperf exec --lib OLDER --lib NEWER --profile 5 -- COMMAND` on a step's two "
+                  "sides profiles your program under each and names the library's functions whose share moved.",
                   style="yellow")
         return
     if not probe.profiled(result.case):

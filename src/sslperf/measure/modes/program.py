@@ -11,16 +11,17 @@ reported with its exit status and last lines, never timed. Commands are argv lis
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import signal
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import figures, tempdirs
+from sslperf import figures, paths, proc, tempdirs
 from sslperf.errors import SslperfError
+from sslperf.proc import require_tool
 from sslperf.libs import installed, loader
 from sslperf.libs.model import Lib
 from sslperf.cases.ids import Case, make
@@ -30,6 +31,7 @@ from sslperf.measure.modes import base
 from sslperf.results import Measurement
 
 OUTPUT_TAIL = 2000          # the bytes of a failing run's output its result keeps
+RUNONE = Path(__file__).parents[1] / "runone.c"
 
 
 @dataclass(frozen=True)
@@ -199,17 +201,18 @@ class Ran:
 
 
 def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
-    """`argv` once, its own process group (killed whole after `timeout` s); its stdout and stderr kept to their
-    last OUTPUT_TAIL bytes in a file, so a chatty program is not slowed by a pipe nobody reads. Started by
-    posix_spawn (a vfork-like clone: no copy of sslperf's own address space in the timed span, as a fork of a large
-    Python process would take); the program is looked up on PATH before the clock starts. The times are the kernel's
+    """`argv` once, started and timed by runone (measure/runone.c: a small C starter, so that neither sslperf's
+    Python nor its memory is in the run's figures), in its own process group (killed whole after `timeout` s); its
+    stdout and stderr kept to their last OUTPUT_TAIL bytes in a file, so a chatty program is not slowed by a pipe
+    nobody reads. The program is looked up on PATH before anything starts. The times and max RSS are the kernel's
     for the process and every descendant it waited for (wait4)."""
     program = shutil.which(argv[0], path=env.get("PATH", os.defpath))
     if program is None:
         raise SslperfError(f"Cannot run `{argv[0]}`: it is not a program on PATH.",
                            hint="Check that the program exists and is executable.")
+    starter = runone()
     with tempdirs.private_dir("exec-run") as where:
-        out_path = where / "output"
+        out_path, report = where / "output", where / "report"
         with open(out_path, "wb") as out:
             actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
                        (os.POSIX_SPAWN_DUP2, out.fileno(), 2)]
@@ -221,26 +224,39 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
                     os.killpg(spawned[0], signal.SIGKILL)
                 except (IndexError, ProcessLookupError):
                     pass
-            # Armed before the clock starts: a thread started while the run starts would compete with it for a CPU.
             timer = threading.Timer(timeout, stop)
             timer.start()
             try:
-                started = time.perf_counter_ns()
-                try:
-                    spawned.append(os.posix_spawn(program, argv, env, file_actions=actions, setpgroup=0))
-                except OSError as failed:
-                    raise SslperfError(f"Cannot run `{argv[0]}`: {failed.strerror}.",
-                                       hint="Check that the program exists and is executable.") from None
-                _, status, usage = os.wait4(spawned[0], 0)
-                wall = time.perf_counter_ns() - started
+                spawned.append(os.posix_spawn(starter, [str(starter), str(report), program, *argv], env,
+                                              file_actions=actions, setpgroup=0))
+                os.waitpid(spawned[0], 0)
             finally:
                 timer.cancel()
         size = out_path.stat().st_size
         with open(out_path, "rb") as f:
             f.seek(max(0, size - OUTPUT_TAIL))
             tail = f.read()
-    return Ran(os.waitstatus_to_exitcode(status), wall, round(usage.ru_utime * 1e9), round(usage.ru_stime * 1e9),
-               usage.ru_maxrss * 1024, tail, expired.is_set())
+        fields = report.read_text().split() if report.exists() else []
+    if len(fields) != 5:
+        return Ran(-signal.SIGKILL if expired.is_set() else 127, 0, 0, 0, 0, tail, expired.is_set())
+    status, wall, user, system, rss_kib = (int(f) for f in fields)
+    return Ran(status, wall, user, system, rss_kib * 1024, tail, expired.is_set())
+
+
+def runone() -> Path:
+    """measure/runone.c compiled once per source (cached), like the lock interposer."""
+    source = RUNONE.read_bytes()
+    target = paths.subdir("exec") / f"runone-{hashlib.sha256(source).hexdigest()[:16]}"
+    if target.exists():
+        return target
+    cc = require_tool("cc", "to compile sslperf's starter of your command (measure/runone.c)")
+    with tempdirs.private_dir("runone", cache=True) as work:
+        made = Path(work) / "runone"
+        done = proc.run([cc, "-std=c11", "-O2", "-o", str(made), str(RUNONE)], timeout=120)
+        if done.returncode != 0:
+            raise SslperfError(f"sslperf's starter of your command does not compile here: {done.output.strip()[-300:]}")
+        made.rename(target)
+    return target
 
 
 def _safe(name: str) -> str:
