@@ -82,7 +82,9 @@ def exec_cmd(ctx, **options) -> None:
 
 
 def _profile(ctx, run, options) -> None:
-    """--profile: each library's perf profile of the command, and what moved against the first library."""
+    """--profile: each library's perf profile of the command (against the same --server, started again), and what
+    moved against the first library."""
+    import contextlib
     import os
     import time
     from pathlib import Path
@@ -90,6 +92,7 @@ def _profile(ctx, run, options) -> None:
     from rich.markup import escape
 
     from sslperf.measure import verbs
+    from sslperf.measure.modes import program as modes_program
     from sslperf.profiling import program, render
     from sslperf.profiling.diff import changed_most
 
@@ -99,12 +102,14 @@ def _profile(ctx, run, options) -> None:
         None, None, Path("sslperf-profile") / f"{time.strftime('%Y%m%d-%H%M%S')}-{case.id.replace('/', '_')}")
     out.mkdir(parents=True, exist_ok=True)
     shown = err_console if options["as_json"] else console
-    argv = list(request.options["exec"].command)
+    command = request.options["exec"]
     profiles = []
-    for lib in libs:
-        shown.print(f"[dim]profiling {options['profile_runs']} runs under {escape(lib.name)} with perf …[/dim]")
-        profiles.append(program.record(lib, [a.replace("{lib}", lib.name) for a in argv], options["profile_runs"],
-                                       out, {**os.environ, **lib.env}))
+    with contextlib.ExitStack() as held:
+        server = held.enter_context(modes_program.serving(command.server)) if command.server else None
+        for lib in libs:
+            shown.print(f"[dim]profiling {options['profile_runs']} runs under {escape(lib.name)} with perf …[/dim]")
+            profiles.append(program.record(lib, modes_program.substituted(command.command, lib, server),
+                                           options["profile_runs"], out, {**os.environ, **lib.env}))
     (first, first_objects), top = profiles[0], 12
     for other, objects in profiles[1:]:
         where = {**first_objects, **objects}

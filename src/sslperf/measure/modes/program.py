@@ -58,6 +58,20 @@ SERVER_CASE = ("tls1.3", "default", "ecdsa-p256")
 SERVER_CONNECTIONS = 1_000_000_000      # it serves until the run stops it
 
 
+@contextlib.contextmanager
+def serving(name: str):
+    """sslperf's HTTPS server of library `name` on 127.0.0.1 while the block runs: its {port} and {ca}."""
+    server_lib = installed.find(name)
+    with certificates.made_by(server_lib) as certs, \
+            Server(server_lib, "https-server", str(certs), *SERVER_CASE, str(SERVER_CONNECTIONS),
+                   env=certificates.env(certs)) as running:
+        hello = running.line(timeout=120)
+        if hello.get("type") != "listening":
+            raise SslperfError(f"The HTTPS server of {server_lib.name} did not start: {hello.get('reason')}. Nothing "
+                               "was measured.", hint="Try another --server library.")
+        yield {"{port}": str(hello["port"]), "{ca}": str(hello["ca_file"])}
+
+
 def substituted(argv: tuple[str, ...], lib: Lib, server: dict[str, str] | None = None) -> list[str]:
     """`argv` with `{lib}` the library's name and, with a server, `{port}` and `{ca}` its port and CA file."""
     values = {"{lib}": lib.name, **(server or {})}
@@ -100,16 +114,7 @@ class Session(base.Session):
                                     "loaded": {name: loaded.describe() for name, loaded in self.loaded.items()}}
 
     def _serve(self, name: str) -> dict[str, str]:
-        """sslperf's HTTPS server of library `name` on 127.0.0.1 for the run: its {port} and {ca}."""
-        server_lib = installed.find(name)
-        certs = self.held.enter_context(certificates.made_by(server_lib))
-        running = self.held.enter_context(Server(server_lib, "https-server", str(certs), *SERVER_CASE,
-                                                 str(SERVER_CONNECTIONS), env=certificates.env(certs)))
-        hello = running.line(timeout=120)
-        if hello.get("type") != "listening":
-            raise SslperfError(f"The HTTPS server of {server_lib.name} did not start: {hello.get('reason')}. Nothing "
-                               "was measured.", hint="Try another --server library.")
-        return {"{port}": str(hello["port"]), "{ca}": str(hello["ca_file"])}
+        return self.held.enter_context(serving(name))
 
     def _env(self, lib: Lib) -> dict[str, str]:
         return loader.loader_env(self.links[lib.name], {**os.environ, **self.ctx.env, **lib.env})
