@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 from conftest import run_cli
 
@@ -39,6 +40,9 @@ def test_a_python_tls_client_is_timed_run_by_run_interleaved_with_verdicts_and_t
                      "--export-json", out, "--", *PYTHON_TLS, timeout=600)
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "reference" / "run.schema.json").read_text())
+    errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(run)]
+    assert not errors, errors[:3]                  # the run JSON's schema knows the exec mode, family and figures
     assert run["settings"]["exec"]["command"] == PYTHON_TLS
     assert all(said.startswith("libcrypto.so.3, libssl.so.3 from ") for said in run["settings"]["exec"]["loaded"].values())
     got = {m["lib"]: m for m in run["measurements"]}
