@@ -12,17 +12,16 @@ Addresses are symbolised against the harness binary (the library is in it) with 
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import shutil
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from sslperf import paths, tempdirs
+from sslperf import tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs.model import Lib
-from sslperf.measure import harness_client
+from sslperf.measure import compiled, harness_client
 from sslperf.proc import require_tool, run
 from sslperf.symbols import function_name
 
@@ -114,19 +113,8 @@ class Contention:
 
 def interposer() -> Path:
     """lockstat.so, compiled once per source (cached)."""
-    source = SOURCE.read_bytes()
-    target = paths.subdir("scale") / f"lockstat-{hashlib.sha256(source).hexdigest()[:16]}.so"
-    if target.exists():
-        return target
-    cc = require_tool("cc", "to compile sslperf's lock interposer")
-    with tempdirs.private_dir("lockstat", cache=True) as work:
-        made = Path(work) / "lockstat.so"
-        done = run([cc, "-std=c11", "-shared", "-fPIC", "-O2", "-o", str(made), str(SOURCE), "-ldl", "-lpthread"],
-                   timeout=120)
-        if done.returncode != 0:
-            raise SslperfError(f"sslperf's lock interposer does not compile here: {done.output.strip()[-300:]}")
-        made.rename(target)
-    return target
+    return compiled.helper(SOURCE, "scale", "lockstat.so", ["-shared", "-fPIC", "-O2"], "sslperf's lock interposer",
+                           ("-ldl", "-lpthread"))
 
 
 def blocked(lib: Lib, case_id: str, threads: int, milliseconds: int, mode: str, env: dict) -> Blocking:

@@ -11,7 +11,6 @@ reported with its exit status and last lines, never timed. Commands are argv lis
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import signal
@@ -19,13 +18,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from sslperf import figures, paths, proc, tempdirs
+from sslperf import figures, tempdirs
 from sslperf.errors import SslperfError
-from sslperf.proc import require_tool
 from sslperf.libs import installed, loader
 from sslperf.libs.model import Lib
 from sslperf.cases.ids import Case, make
-from sslperf.measure import certificates
+from sslperf.measure import certificates, compiled
 from sslperf.measure.harness_client import Server
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
@@ -250,18 +248,7 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
 
 def runone() -> Path:
     """measure/runone.c compiled once per source (cached), like the lock interposer."""
-    source = RUNONE.read_bytes()
-    target = paths.subdir("exec") / f"runone-{hashlib.sha256(source).hexdigest()[:16]}"
-    if target.exists():
-        return target
-    cc = require_tool("cc", "to compile sslperf's starter of your command (measure/runone.c)")
-    with tempdirs.private_dir("runone", cache=True) as work:
-        made = Path(work) / "runone"
-        done = proc.run([cc, "-std=c11", "-O2", "-o", str(made), str(RUNONE)], timeout=120)
-        if done.returncode != 0:
-            raise SslperfError(f"sslperf's starter of your command does not compile here: {done.output.strip()[-300:]}")
-        made.rename(target)
-    return target
+    return compiled.helper(RUNONE, "exec", "runone", ["-O2"], "sslperf's starter of your command (measure/runone.c)")
 
 
 def _safe(name: str) -> str:
