@@ -65,7 +65,8 @@ def exec_cmd(ctx, **options) -> None:
     Examples:
       sslperf exec --lib system --lib openssl-3.6+shared --server system -- curl -s -o /dev/null --cacert {ca} \\
           --resolve localhost:{port}:127.0.0.1 https://localhost:{port}/
-      sslperf exec --lib openssl-3.0 --lib openssl-3.6 --runs 20 -- python3 -c "import ssl; ssl.create_default_context()"
+      sslperf exec --lib openssl-3.0.8+shared --lib openssl-3.6+shared --runs 20 -- \\
+          python3 -c "import ssl; ssl.create_default_context()"
       sslperf exec --lib system --export-json hyperfine.json -- psql -c 'select 1'
     """
     from rich.markup import escape
@@ -78,7 +79,8 @@ def exec_cmd(ctx, **options) -> None:
     if run is not None and options["hyperfine_out"]:
         common.write_output(options["hyperfine_out"], export.to_hyperfine(run), "the hyperfine export",
                             force=options["force"])
-        (err_console if options["as_json"] else console).print(f"[dim]hyperfine's JSON written to {escape(str(options['hyperfine_out']))}[/dim]")
+        shown = err_console if options["as_json"] else console
+        shown.print(f"[dim]hyperfine's JSON written to {escape(str(options['hyperfine_out']))}[/dim]")
 
 
 def _profile(ctx, run, options) -> None:

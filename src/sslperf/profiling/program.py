@@ -18,14 +18,13 @@ from sslperf.libs import loader
 from sslperf.libs.model import Lib
 from sslperf.profiling.model import Profile
 from sslperf.profiling.parse import parse_perf_report
-from sslperf.profiling.record import PERF_FREQUENCY
+from sslperf.profiling.record import PERF_FREQUENCY, file_stem
 from sslperf.symbols import function_name
 
 # The runs, one after another, in one process tree perf follows: the command's words are the script's arguments,
 # never part of the script.
 LOOP = 'n=$1; shift; i=0; while [ "$i" -lt "$n" ]; do "$@" >/dev/null 2>&1 || exit 3; i=$((i + 1)); done'
 _DSO_ROW = re.compile(r"^\s*(?:\d+(?:\.\d+)?%\s+){1,2}(\S+)\s+\[.\]\s+(\S.*?)(?:\s{2,}.*)?$", re.M)
-TLS_OBJECTS = ("libssl", "libcrypto")
 
 
 def record(lib: Lib, argv: list[str], runs: int, out_dir: Path, env: dict[str, str],
@@ -35,7 +34,7 @@ def record(lib: Lib, argv: list[str], runs: int, out_dir: Path, env: dict[str, s
     if perf is None:
         raise SslperfError("--profile needs perf (Debian package linux-perf).", hint="Install it, or leave --profile "
                            "out: the run's figures do not need it.")
-    stem = out_dir / "".join(c if c.isalnum() or c in "-._" else "_" for c in lib.name)
+    stem = out_dir / file_stem(lib.name)
     data = stem.with_name(stem.name + ".perf.data")
     with tempdirs.private_dir("exec-profile") as tmp:
         links = loader.linked(loader.shared_dir(lib), tmp / "libs")
@@ -77,4 +76,4 @@ def library_of(name: str, objects: dict[str, str]) -> str:
 
 
 def in_the_library(name: str, objects: dict[str, str]) -> bool:
-    return library_of(name, objects).startswith(TLS_OBJECTS)
+    return library_of(name, objects).startswith(loader.TLS_OBJECTS)

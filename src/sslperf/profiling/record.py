@@ -64,7 +64,7 @@ def _perf_hint(problem: str, have_valgrind: bool) -> str:
 
 def file_names(lib_name: str, tool: str) -> list[str]:
     """The files a profile of `lib_name` with `tool` leaves: the raw profile and the tool's text reports."""
-    stem = _stem(lib_name)
+    stem = file_stem(lib_name)
     if tool == "perf":
         return [f"{stem}.perf.data", f"{stem}.perf-report.txt"]
     return [f"{stem}.callgrind.out", f"{stem}.callgrind-self.txt", f"{stem}.callgrind-inclusive.txt"]
@@ -76,7 +76,8 @@ def check_outputs(out: Path, force: bool, libs: list[Lib], tool: str) -> None:
         userfiles.check_file_target(out / name, force, str(out / name))
 
 
-def _stem(lib_name: str) -> str:
+def file_stem(lib_name: str) -> str:
+    """A library's name as a file name's stem (what a profile's files are named after)."""
     return re.sub(r"[^A-Za-z0-9._+-]", "_", lib_name)
 
 
@@ -109,7 +110,7 @@ def record(lib: Lib, case_id: str, tool: str, out_dir: Path, seconds: float, ite
     binary = harness_client.harness_binary(lib)
     loop = ["--iters", str(iterations)] if iterations else ["--seconds", f"{seconds:g}"]
     args = ["profile", case_id, *loop]
-    stem = out_dir / _stem(lib.name)
+    stem = out_dir / file_stem(lib.name)
     if tool == "perf":
         profile = _record_perf(lib, case_id, args, stem, env or {}, seconds)
     else:

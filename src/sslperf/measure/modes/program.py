@@ -96,9 +96,10 @@ class Session(base.Session):
                                    hint="Give the command after `--`.")
             if self.options.server:
                 self.server = self._serve(self.options.server)
-            for lib in ctx.libs:
+            self.starter = runone()
+            for n, lib in enumerate(ctx.libs):
                 directory = loader.shared_dir(lib)
-                self.links[lib.name] = loader.linked(directory, self.work / _safe(lib.name))
+                self.links[lib.name] = loader.linked(directory, self.work / f"lib{n}")
                 self.set_up.append(lib)
                 self._step(self.options.setup, lib, "--setup")
                 self.loaded[lib.name] = loader.check(substituted(self.options.command, lib, self.server), lib,
@@ -121,15 +122,18 @@ class Session(base.Session):
         """A set-up, prepare or clean-up command (untimed); refused in one paragraph when it fails."""
         if not argv:
             return
-        result = _run(substituted(argv, lib, self.server), self._env(lib), self.options.timeout)
+        result = _run(self.starter, substituted(argv, lib, self.server), self._env(lib), self.options.timeout)
         if result.status != 0:
             raise SslperfError(f"The {what} command `{' '.join(argv)}` failed for {lib.name} ({result.said()}); "
                                f"nothing more was run. Its last lines:\n{result.tail()}",
                                hint=f"Run the {what} command by hand until it succeeds.")
 
+    def _result(self, case: Case, lib: Lib) -> Measurement:
+        """A result of `case` on `lib`, its note the loader's answer (which libssl and libcrypto the runs mapped)."""
+        return Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
+
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
-        results = {lib.name: Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
-                   for lib in libs}
+        results = {lib.name: self._result(case, lib) for lib in libs}
         for lib in libs:
             self._warm(lib, traced=False)
         return base.Prepared(results, self.passes)
@@ -152,15 +156,16 @@ class Session(base.Session):
                 loader.check(substituted(self.options.command, lib, self.server), lib, env=self._env(lib),
                              timeout=self.options.timeout)
             else:
-                _run(substituted(self.options.command, lib, self.server), self._env(lib), self.options.timeout)
+                _run(self.starter, substituted(self.options.command, lib, self.server), self._env(lib),
+                     self.options.timeout)
 
     def take(self, case: Case, lib: Lib) -> Measurement:
-        m = Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
+        m = self._result(case, lib)
         m.figures = {figures.USER_CPU: [], figures.SYSTEM_CPU: [], figures.MAX_RSS: []}
         argv, env = substituted(self.options.command, lib, self.server), self._env(lib)
         for _ in range(self.options.runs):
             self._step(self.options.prepare, lib, "--prepare")
-            result = _run(argv, env, self.options.timeout)
+            result = _run(self.starter, argv, env, self.options.timeout)
             if result.status != 0:
                 m.status, m.reason = "error", f"a run {result.said()}; it was not timed. Last lines: {result.tail()}"
                 return m
@@ -175,7 +180,8 @@ class Session(base.Session):
     def close(self) -> None:
         try:
             for lib in self.set_up if self.options.cleanup else ():
-                _run(substituted(self.options.cleanup, lib, self.server), self._env(lib), self.options.timeout)
+                _run(self.starter, substituted(self.options.cleanup, lib, self.server), self._env(lib),
+                     self.options.timeout)
         finally:
             try:
                 self.held.close()
@@ -203,7 +209,7 @@ class Ran:
         return "\n".join("    " + line for line in self.output.decode(errors="replace").rstrip().splitlines()[-8:])
 
 
-def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
+def _run(starter: Path, argv: list[str], env: dict[str, str], timeout: float) -> Ran:
     """`argv` once, started and timed by runone (measure/runone.c: a small C starter, so that neither sslperf's
     Python nor its memory is in the run's figures), in its own process group (killed whole after `timeout` s); its
     stdout and stderr kept to their last OUTPUT_TAIL bytes in a file, so a chatty program is not slowed by a pipe
@@ -213,7 +219,6 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
     if program is None:
         raise SslperfError(f"Cannot run `{argv[0]}`: it is not a program on PATH.",
                            hint="Check that the program exists and is executable.")
-    starter = runone()
     with tempdirs.private_dir("exec-run") as where:
         out_path, report = where / "output", where / "report"
         with open(out_path, "wb") as out:
@@ -249,10 +254,6 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> Ran:
 def runone() -> Path:
     """measure/runone.c compiled once per source (cached), like the lock interposer."""
     return compiled.helper(RUNONE, "exec", "runone", ["-O2"], "sslperf's starter of your command (measure/runone.c)")
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
 
 
 MODE = base.Mode("exec", "your program, run against each library", ("exec",), base.OPENSSL_ONLY,
