@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import dataclass
@@ -114,7 +113,8 @@ def _configure_and_compile(lib: Lib, source: Path, work: Path, log, progress: Pr
         settings.append(f"-DOPENSSL_ROOT_DIR={lib.prefix}")
         settings.append(f"-DOPENSSL_USE_STATIC_LIBS={'ON' if lib.linkage and lib.linkage.static else 'OFF'}")
         settings.append(f"-DCMAKE_C_STANDARD_LIBRARIES={' '.join(dependents.system_libs(lib))}")
-    env = {**os.environ}
+    settings += [f"-DCMAKE_C_COMPILER_LAUNCHER={launcher}" for launcher in dependents.launcher()]
+    env = dependents.compile_env(work)
     steps = [("configure", [cmake, "-G", "Ninja", "-S", source, "-B", work / "build", *settings], 600),
              ("compile", [ninja, "-C", work / "build", "curl"], 1800)]
     if lib.linkage is not None:

@@ -5,10 +5,12 @@ check that fails in a second when a prefix is not a usable TLS library, not afte
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
 
+from sslperf.libs.build_systems import compiler_launcher, launcher_env
 from sslperf.libs.model import Lib, is_bssl
 from sslperf.proc import require_tool
 
@@ -31,6 +33,24 @@ def lib_identity(lib: Lib) -> dict:
 def system_libs(lib: Lib) -> list[str]:
     """What a static TLS library needs linked after it (BoringSSL and AWS-LC have C++ inside)."""
     return ["-pthread", "-ldl"] + (["-lstdc++"] if is_bssl(lib.flavor) else [])
+
+
+def compile_env(work: Path) -> dict[str, str]:
+    """The environment a dependent's build in `work` runs in: the libraries' compiler-cache settings, so a server or
+    curl built again against the same library (a fresh checkout of the tests, a rebuild after its home was removed)
+    compiles nothing it compiled before. The build puts `launcher()` in front of its compiler."""
+    return {**os.environ, **launcher_env(work)}
+
+
+def launcher() -> list[str]:
+    """ccache, when installed and not turned off: the command a dependent's build puts before its C compiler."""
+    found = compiler_launcher()
+    return [found] if found else []
+
+
+def cc() -> str:
+    """The C compiler as a Makefile's CC= takes it: ccache first, when there is one."""
+    return " ".join([*launcher(), os.environ.get("CC", "cc")])
 
 
 def link_check(lib: Lib, work: Path, program: str) -> list:

@@ -65,7 +65,7 @@ def _haproxy_steps(lib: Lib, source: Path, out: Path) -> list[tuple[str, list, f
     if lib.prefix is not None:
         include = next(flag[2:] for flag in lib.linkage.cflags if flag.startswith("-I"))
         where = [f"SSL_INC={include}", f"SSL_LIB={Path(lib.linkage.libs[0]).parent}"]
-    make = [require_tool("make"), "-j2", "TARGET=linux-glibc", "USE_OPENSSL=1", *where,
+    make = [require_tool("make"), "-j2", f"CC={dependents.cc()}", "TARGET=linux-glibc", "USE_OPENSSL=1", *where,
             f"ADDLIB={' '.join(dependents.system_libs(lib))} -lm", "USE_PCRE=", "USE_PCRE2=", "USE_ZLIB=", "USE_LUA=",
             "USE_SYSTEMD=", "USE_PROMEX=", "CPU_CFLAGS=-O2", "DEBUG_CFLAGS="]
     return [("compile", make, 1800)]
@@ -119,11 +119,13 @@ def build(server: str, lib: Lib, progress: Progress | None = None, version: str 
         shutil.copytree(source.tree, tree, symlinks=True)
         with open(log_path, "w") as log:
             try:
+                # nginx's configure takes its compiler from CC; HAProxy's make from its CC= argument.
+                compile_env = {**dependents.compile_env(work), "CC": dependents.cc()}
                 steps = [("link check", dependents.link_check(lib, work, server), 120),
                          *how.steps(lib, tree, work / "prefix")]
                 for phase, command, timeout in steps:
                     progress.phase(f"{label} against {lib.name}: {phase}")
-                    result = run(command, timeout=timeout, log=log, cwd=tree)
+                    result = run(command, timeout=timeout, log=log, cwd=tree, env=compile_env)
                     if result.returncode != 0:
                         raise BuildFailed(_failure(label, lib, phase, result.output),
                                           hint=f"The whole log is at {log_path}. The harness's own server "
