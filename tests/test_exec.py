@@ -229,6 +229,44 @@ def test_a_client_is_measured_against_sslperfs_server_on_loopback_and_port_needs
     assert all(len(m["wall_ns"]) == 4 for m in run["measurements"])
     refused = run_cli("exec", "--lib", "system", "--", "curl", "https://localhost:{port}/", timeout=60)
     assert refused.returncode == 2 and "only --server gives" in refused.stderr, refused.stderr
+    stored = runs_stored(dirs)
+    unknown = run_cli("exec", "--lib", "system", "--server", "apache:system", "--", *PYTHON_GET, "{ca}",
+                      "https://localhost:{port}/", timeout=60)
+    assert unknown.returncode == 2 and "names no server sslperf starts" in unknown.stderr, unknown.stderr
+    assert runs_stored(dirs) == stored
+
+
+CURL_GET = ["curl", "-sf", "-o", "/dev/null", "--cacert", "{ca}", "--resolve", "localhost:{port}:127.0.0.1",
+            "https://localhost:{port}/"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not shutil.which("curl"), reason="needs curl")
+def test_the_reverse_each_library_serves_a_client_that_keeps_its_own_library(built_openssl3, in_e2e_cache):
+    # A static build: the command could not be given it (no shared objects), but here it only serves.
+    result = run_cli("exec", "--lib", built_openssl3, "--lib", "system", "--server", "{lib}", "--runs", "2",
+                     "--rounds", "2", "--no-store", "--json", "--", *CURL_GET, timeout=600)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    got = {m["lib"]: m for m in run["measurements"]}
+    assert [m["status"] for m in got.values()] == ["ok", "ok"], [m["reason"] for m in got.values()]
+    assert got["openssl-3.6.3"]["note"] == "server: sslperf's HTTPS server of openssl-3.6.3"
+    assert got["system"]["note"] == "server: sslperf's HTTPS server of system"
+    assert run["settings"]["exec"]["loaded"] == {}          # the command was given no library: none was checked
+    # Not the reverse, the same static build is refused for the command: it has no shared libssl to give.
+    given = run_cli("exec", "--lib", built_openssl3, "--server", "system", "--", *CURL_GET, timeout=300)
+    assert given.returncode == 2 and "shared" in given.stderr, given.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("serve")          # the nginx build serve-load's tests make and use: one at a time
+@pytest.mark.skipif(not shutil.which("curl"), reason="needs curl")
+def test_nginx_built_against_a_library_serves_the_command_for_the_whole_run(built_openssl3, in_e2e_cache):
+    result = run_cli("exec", "--lib", "system", "--server", f"nginx:{built_openssl3}", "--runs", "2", "--rounds", "2",
+                     "--no-store", "--", *CURL_GET, timeout=1200)
+    assert result.returncode == 0, result.stderr
+    assert "the command's server: nginx " in result.stdout and " against openssl-3.6.3 (Debian " in result.stdout
+    assert "its check GET: TLSv1.3" in result.stdout and "loaded libcrypto.so.3, libssl.so.3 from" in result.stdout
 
 
 def test_bisect_takes_a_command_only_as_an_exec_case(dirs):
@@ -312,3 +350,49 @@ def test_max_rss_is_the_commands_own_not_the_starters(dirs):
         rss[name] = max(m["figures"][figures.MAX_RSS])
     assert rss["small"] < 45 * 2**20, rss
     assert 90 * 2**20 < rss["large"] - rss["small"] < 130 * 2**20, rss
+
+
+def _counted(dirs, *command, extra=()):
+    result = run_cli("exec", "--lib", "system", "--metric", "instructions", "--runs", "1", "--rounds", "2",
+                     "--no-store", "--json", *extra, "--", *command,
+                     env={"SSLPERF_DATA_DIR": str(dirs), "SSLPERF_INSTRUCTION_COUNTER": "callgrind"}, timeout=600)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    (m,) = run["measurements"]
+    assert m["status"] == "ok" and m["counter"] == "callgrind" and not m["wall_ns"], m
+    assert run["settings"]["exec"]["counter"] == "callgrind"
+    assert "callgrind" in run["environment"]["instruction_counter"]
+    assert run["settings"]["modes"] == ["exec-instructions"]
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "reference" / "run.schema.json").read_text())
+    assert not [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(run)]
+    return m["figures"][figures.INSTRUCTIONS]
+
+
+@pytest.mark.skipif(not shutil.which("valgrind") or not shutil.which("openssl"), reason="needs valgrind and openssl")
+def test_instructions_are_counted_in_every_process_of_a_run_not_timed(dirs, tmp_path):
+    small, large = tmp_path / "small", tmp_path / "large"
+    small.write_bytes(b"x" * 1024)
+    large.write_bytes(b"x" * (4 << 20))
+    one = _counted(dirs, "openssl", "dgst", "-sha256", small)
+    assert len(one) == 2 and min(one) > 100_000            # a program's start alone is ~10^6 instructions
+    # 4 MiB more to hash: at least a third of an instruction per byte more (SHA-256 costs several).
+    bigger = _counted(dirs, "openssl", "dgst", "-sha256", large)
+    assert min(bigger) - max(one) > (4 << 20) / 3, (one, bigger)
+    # A shell that runs the program twice: both children are counted (callgrind follows every exec), and the shell.
+    twice = _counted(dirs, "sh", "-c", f"openssl dgst -sha256 {small}; openssl dgst -sha256 {small}")
+    assert 1.8 * max(one) < min(twice) < 2.6 * max(one), (one, twice)
+
+
+def test_counted_runs_are_refused_in_hyperfines_format_and_perf_where_it_cannot_count(dirs, tmp_path):
+    both = run_cli("exec", "--lib", "system", "--metric", "instructions", "--export-json", tmp_path / "h.json", "--",
+                   "true", env={"SSLPERF_DATA_DIR": str(dirs)}, timeout=120)
+    assert both.returncode == 2 and "counts the runs instead of timing them" in both.stderr, both.stderr
+    assert runs_stored(dirs) == []
+    from sslperf.measure.modes import program_counted
+    cannot = program_counted._perf_cannot()
+    if cannot is None:
+        pytest.skip("perf can count instructions here")
+    refused = run_cli("exec", "--lib", "system", "--metric", "instructions", "--", "openssl", "version",
+                      env={"SSLPERF_DATA_DIR": str(dirs), "SSLPERF_INSTRUCTION_COUNTER": "perf"}, timeout=120)
+    assert refused.returncode == 2 and "perf cannot count here" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr and runs_stored(dirs) == []

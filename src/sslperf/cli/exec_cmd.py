@@ -9,6 +9,7 @@ from sslperf.cli.common import make_console
 from sslperf.cli.options import (OutputPath, checked_target, details_option, finite, int_range, out_dir_callback,
                                  out_file_option)
 from sslperf.measure import limits
+from sslperf.errors import SslperfError
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -27,15 +28,18 @@ err_console = make_console(stderr=True)
 @click.option("--prepare", metavar="CMD", help="Run before every run, untimed (split into words, no shell).")
 @click.option("--setup", metavar="CMD", help="Run once per library before its first run.")
 @click.option("--cleanup", metavar="CMD", help="Run once per library after its last run.")
-@click.option("--server", metavar="LIB",
-              help="Start sslperf's HTTPS server of LIB on 127.0.0.1 for the run (TLS 1.3, a certificate for "
-                   "localhost): `{port}` and `{ca}` in the commands are its port and CA file. The server stays the "
-                   "same while the program's library changes.")
+@click.option("--server", metavar="[nginx:|haproxy:]LIB",
+              help="Start a server on 127.0.0.1 for the run (TLS 1.3, a certificate for localhost): sslperf's own "
+                   "HTTPS server of LIB, or nginx or HAProxy built against LIB. `{port}` and `{ca}` in the commands "
+                   "are its port and CA file. It stays the same while the program's library changes; with {lib} "
+                   "as LIB each library serves in turn and the program keeps its own libraries (the reverse).")
 @click.option("--name", metavar="NAME", help="The case's name (default: the program and a digest of the command).")
 @click.option("--timeout", type=finite(limits.EXEC_TIMEOUT), default=600, show_default=True,
               help="Seconds one run may take.")
-@click.option("--metric", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,
-              help="What the verdicts rest on: each run's wall time, or its CPU time (user + system).")
+@click.option("--metric", type=click.Choice(["wall", "cpu", "instructions"]), default="wall", show_default=True,
+              help="What the verdicts rest on: each run's wall time, its CPU time (user + system), or its "
+                   "user-space instructions, counted instead of timed (perf where the CPU's counter can be read, "
+                   "else callgrind; every process of the run; barely moved by a busy machine).")
 @click.option("--export-json", "hyperfine_out", type=OutputPath(), callback=checked_target,
               help="Also write the results in hyperfine's --export-json format here.")
 @click.option("--profile", "profile_runs", type=click.IntRange(1, 1000), metavar="RUNS",
@@ -73,6 +77,16 @@ def exec_cmd(ctx, **options) -> None:
 
     from sslperf.report import export
 
+    from sslperf.measure import exec_servers
+
+    if options["profile_runs"] and options["server"] and exec_servers.parse(options["server"]).follows:
+        raise SslperfError("--profile records the command under each library, and with --server …{lib} the "
+                           "command's library does not change (each library serves instead). Nothing was run.",
+                           hint="Leave out --profile, or give the server a fixed library.")
+    if options["metric"] == "instructions" and options["hyperfine_out"]:
+        raise SslperfError("--export-json writes hyperfine's format, which holds times, and --metric instructions "
+                           "counts the runs instead of timing them. Nothing was run.",
+                           hint="Leave out one of them (`sslperf runs export --format json` keeps the counts).")
     run = common.measure(ctx, "exec", console, err_console, options["metric"])
     if run is not None and options["profile_runs"]:
         _profile(ctx, run, options)
@@ -94,6 +108,7 @@ def _profile(ctx, run, options) -> None:
     from rich.markup import escape
 
     from sslperf.measure import verbs
+    from sslperf.measure import exec_servers
     from sslperf.measure.modes import program as modes_program
     from sslperf.profiling import program, render
     from sslperf.profiling.diff import changed_most
@@ -107,7 +122,8 @@ def _profile(ctx, run, options) -> None:
     command = request.options["exec"]
     profiles = []
     with contextlib.ExitStack() as held:
-        server = held.enter_context(modes_program.serving(command.server)) if command.server else None
+        spec = exec_servers.parse(command.server) if command.server else None
+        server = held.enter_context(exec_servers.serving(spec)).values if spec else None
         for lib in libs:
             shown.print(f"[dim]profiling {options['profile_runs']} runs under {escape(lib.name)} with perf …[/dim]")
             profiles.append(program.record(lib, modes_program.substituted(command.command, lib, server),

@@ -53,6 +53,19 @@ def cc() -> str:
     return " ".join([*launcher(), os.environ.get("CC", "cc")])
 
 
+def archives_dir(lib: Lib, work: Path) -> Path:
+    """A directory under `work` holding only links to `lib`'s static archives: `-L` there makes `-lssl -lcrypto`
+    take them even where the library's own directory also holds its shared objects (the `shared` variant), which
+    the linker would prefer, and which the built program would then look for on the system at run time."""
+    where = work / "archives"
+    where.mkdir(exist_ok=True)
+    for archive in (Path(item) for item in lib.linkage.libs if item.endswith(".a")):
+        link = where / archive.name
+        if not link.exists():
+            link.symlink_to(archive)
+    return where
+
+
 def link_check(lib: Lib, work: Path, program: str) -> list:
     """The command that links a one-file program as `program` will link against `lib`."""
     probe = work / "link-check.c"

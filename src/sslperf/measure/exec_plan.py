@@ -11,7 +11,7 @@ import shlex
 
 from sslperf.cases.ids import Case
 from sslperf.errors import SslperfError
-from sslperf.measure import plan
+from sslperf.measure import exec_servers, plan
 from sslperf.measure.modes import program
 from sslperf.measure.request import Request
 from sslperf.untrusted import shorten, visible
@@ -61,11 +61,14 @@ def request(p: dict) -> Request:
     options = program.Options(command, p["runs"], p["warmup"], argv_of(p["prepare"], "--prepare"),
                               argv_of(p["setup"], "--setup"), argv_of(p["cleanup"], "--cleanup"), p["timeout"],
                               p["server"])
+    if options.server:
+        exec_servers.parse(options.server)          # a server sslperf cannot start: refused before anything runs
     used = sorted({key for argv in (command, options.prepare, options.setup, options.cleanup) for arg in argv
                    for key in program.SERVER_PLACEHOLDERS if key in arg})
     if used and not options.server:
         raise SslperfError(f"The command uses {' and '.join(used)}, which only --server gives. Nothing was run.",
-                           hint="Add --server LIB (sslperf's HTTPS server of that library on 127.0.0.1), e.g. "
+                           hint="Add --server LIB (sslperf's HTTPS server of that library on 127.0.0.1, or "
+                                "nginx:LIB, haproxy:LIB), e.g. "
                                 "--server system -- curl -s --cacert {ca} https://localhost:{port}/")
     return Request("sslperf exec", list(p["lib_names"] or ("system",)), [case.id], settings,
                    {"exec": options}, {"suite": "exec"})

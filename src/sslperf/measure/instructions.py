@@ -108,14 +108,15 @@ def count(lib: Lib, case_id: str, iters: int, env: dict[str, str] | None = None,
         if reply.get("type") != "profiled":
             raise SslperfError(f"Counting instructions of `{case_id}` on {lib.name} failed: "
                                f"{reply.get('reason') or done.stderr.strip()[-300:] or 'no result'}.")
-        first, second = (_total(Path(f"{out}.{part}")) for part in (1, 2))
+        first, second = (total(Path(f"{out}.{part}")) for part in (1, 2))
         if first is None or second is None or second < first:
             raise SslperfError(f"callgrind wrote no instruction totals for the two batches of `{case_id}` on "
                                f"{lib.name}: {done.stderr.strip()[-300:] or 'its part files are missing'}")
         return Counted(second - first, reply.get("deterministic_rand") == "on")
 
 
-def _total(part: Path) -> int | None:
+def total(part: Path) -> int | None:
+    """The instruction total a callgrind output file states, or None."""
     try:
         found = _TOTALS.search(part.read_text(errors="replace"))
     except OSError:

@@ -332,6 +332,9 @@ def header(run: Run) -> Group:
     if env.get("instruction_counter"):
         lines.append(f"instructions counted by {escape(str(env['instruction_counter']))}; hardware counter: "
                      f"{escape(env.get('hardware_instruction_counter') or '?')}")
+    served = set(((run.settings.get("exec") or {}).get("servers") or {}).values())
+    if len(served) == 1:            # one server for every library (the reverse's are under each library instead)
+        lines.append(f"the command's server: {escape(str(served.pop()))}")
     placement = env.get("placement") or {}
     if "server_cpu" in placement:
         lines.append(f"loopback server pinned to CPU {placement['server_cpu']}, client to CPU {placement['client_cpu']}")

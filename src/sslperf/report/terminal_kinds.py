@@ -149,11 +149,18 @@ def _serve(m: Measurement, metric: str, details: bool):
     return first, under
 
 
+def _exec_title(metric: str) -> str:
+    return {"wall": "wall time per run", "cpu": "CPU time per run"}.get(metric, "instructions per run, every process")
+
+
 def _exec(m: Measurement, metric: str, details: bool):
     s = m.summary(metric)
     if s is None:
         return None
-    first = f"{m.micros_per_op(metric) / 1e3:,.2f} ms{ci_part(s)[0]}"
+    if metric == "instructions":
+        first = f"{instructions(m.instructions_per_op())}{ci_part(s)[0]}"
+    else:
+        first = f"{m.micros_per_op(metric) / 1e3:,.2f} ms{ci_part(s)[0]}"
     under = [m.note] if m.note else []          # the loader's answer: which libssl and libcrypto the runs mapped
     if details:
         f = m.figures or {}
@@ -197,7 +204,7 @@ KINDS: dict[str, Kind] = {
     "memory": Kind(lambda group, metric: "KiB per connection, client / server, at the largest N", "protocol group "
                    "certificate", _memory, ranked=False),
     "serve": Kind(lambda group, metric: "median ±95% CI across rounds", "server scenario protocol group cert", _serve),
-    "exec": Kind(lambda group, metric: f"{'wall' if metric == 'wall' else 'CPU'} time per run, median ±95% CI",
+    "exec": Kind(lambda group, metric: _exec_title(metric) + ", median ±95% CI",
                  "command", _exec),
 }
 

@@ -50,9 +50,11 @@ class ServerBuild:
 def _nginx_steps(lib: Lib, source: Path, out: Path) -> list[tuple[str, list, float]]:
     link = "-lm"
     if lib.prefix is not None:
-        # -L first: the prefix holds only static archives, so -lssl -lcrypto take them, not the system's.
-        # nginx puts these before -lssl -lcrypto: --no-as-needed keeps libstdc++ (BoringSSL, AWS-LC) for them.
-        link = f"-L{Path(lib.linkage.libs[0]).parent} -Wl,--no-as-needed {' '.join(dependents.system_libs(lib))} -lm"
+        # -L first, to a directory of the static archives only: -lssl -lcrypto take them, not the system's (nor the
+        # library's own shared objects, where it has them). nginx puts these before -lssl -lcrypto:
+        # --no-as-needed keeps libstdc++ (BoringSSL, AWS-LC) for them.
+        archives = dependents.archives_dir(lib, out.parent)
+        link = f"-L{archives} -Wl,--no-as-needed {' '.join(dependents.system_libs(lib))} -lm"
     configure = ["./configure", f"--prefix={out}", "--with-http_ssl_module", "--with-http_v2_module",
                  "--without-http_rewrite_module", "--without-http_gzip_module", "--without-pcre",
                  "--without-http_userid_module", "--without-http_upstream_hash_module",
@@ -64,7 +66,7 @@ def _haproxy_steps(lib: Lib, source: Path, out: Path) -> list[tuple[str, list, f
     where = []          # the system library: HAProxy's defaults find its headers and shared objects
     if lib.prefix is not None:
         include = next(flag[2:] for flag in lib.linkage.cflags if flag.startswith("-I"))
-        where = [f"SSL_INC={include}", f"SSL_LIB={Path(lib.linkage.libs[0]).parent}"]
+        where = [f"SSL_INC={include}", f"SSL_LIB={dependents.archives_dir(lib, out.parent)}"]
     make = [require_tool("make"), "-j2", f"CC={dependents.cc()}", "TARGET=linux-glibc", "USE_OPENSSL=1", *where,
             f"ADDLIB={' '.join(dependents.system_libs(lib))} -lm", "USE_PCRE=", "USE_PCRE2=", "USE_ZLIB=", "USE_LUA=",
             "USE_SYSTEMD=", "USE_PROMEX=", "CPU_CFLAGS=-O2", "DEBUG_CFLAGS="]

@@ -19,6 +19,7 @@ BODY = "sslperf serve-load: hello from a real server\n"
 
 # Groups as the case id names them → as servers' configurations (and the IANA registry) spell them.
 GROUP_NAMES = {"x25519": "X25519", "p-256": "P-256", "p-384": "P-384", "x25519mlkem768": "X25519MLKEM768"}
+DEFAULT_GROUP = "default"      # nothing set: the library's own default groups, as a server configured for none offers
 PROTOCOLS = {"tls1.3": ("TLSv1.3", "TLSv1.3"), "tls1.2": ("TLSv1.2", "TLSv1.2")}
 LOG = "requests.log"     # one line per request: resumed (nginx r or ., HAProxy 1 or 0), protocol, group (nginx)
 
@@ -53,14 +54,14 @@ class Setup:
 
     @property
     def group_name(self) -> str:
-        return GROUP_NAMES[self.group]
+        return GROUP_NAMES.get(self.group, self.group)
 
 
 def write(setup: Setup) -> Path:
     """The configuration file for `setup`, written into its run directory."""
     if setup.protocol not in PROTOCOLS:
         raise SslperfError(f"Unknown protocol `{setup.protocol}`.", hint=f"Use one of {', '.join(PROTOCOLS)}.")
-    if setup.group not in GROUP_NAMES:
+    if setup.group not in GROUP_NAMES and setup.group != DEFAULT_GROUP:
         raise SslperfError(f"Unknown group `{setup.group}`.", hint=f"Use one of {', '.join(GROUP_NAMES)}.")
     text = (_nginx if setup.server == "nginx" else _haproxy)(setup)
     path = setup.run_dir / f"{setup.server}.conf"
@@ -91,13 +92,17 @@ http {{
         ssl_certificate {s.cert_dir / (s.cert + '.pem')};
         ssl_certificate_key {s.cert_dir / (s.cert + '.key')};
         ssl_protocols {PROTOCOLS[s.protocol][0]};
-        ssl_ecdh_curve {s.group_name};
-        ssl_session_cache {cache};
+{_nginx_groups(s)}        ssl_session_cache {cache};
         ssl_session_tickets {tickets};
         location / {{ root {s.run_dir / 'www'}; index index.html; default_type text/plain; }}
     }}
 }}
 """
+
+
+def _nginx_groups(s: Setup) -> str:
+    """nginx's groups line; none for the default group (nginx's `auto`: the library's own list)."""
+    return "" if s.group == DEFAULT_GROUP else f"        ssl_ecdh_curve {s.group_name};\n"
 
 
 def _nginx_user() -> str:
@@ -113,7 +118,7 @@ def _haproxy(s: Setup) -> str:
     # HAProxy's session cache is global: off (size 0) when resumption is off.
     cache = "" if s.scenario.resumption else "    tune.ssl.cachesize 0\n"
     bind = (f"bind 127.0.0.1:{s.port} ssl crt {s.run_dir / 'server.pem'} ssl-min-ver {low} ssl-max-ver {high} "
-            f"curves {s.group_name}{resumption}")
+            f"{'' if s.group == DEFAULT_GROUP else f'curves {s.group_name}'}{resumption}")
     return f"""# written by sslperf serve-load: {s.scenario.what}
 global
     nbthread {len(s.cpus)}

@@ -119,6 +119,16 @@ def one_round(build: ServerBuild, setup: config.Setup, load: Load, client_cpus: 
 
 
 @contextmanager
+def running(build: ServerBuild, setup: config.Setup) -> Iterator[str]:
+    """The server started as `setup` asks (its configuration tested by the server itself first) and answering a
+    checked GET, until the block ends: what that GET negotiated."""
+    conf = config.prepare(setup)
+    config.check(setup, build.binary, conf)
+    with _serving(build, setup, conf):
+        yield _checked_get(setup)
+
+
+@contextmanager
 def _serving(build: ServerBuild, setup: config.Setup, conf: Path) -> Iterator[subprocess.Popen]:
     """The server running in its own process group; the whole group gone when the block ends."""
     out = open(setup.run_dir / ("requests.log" if setup.server == "haproxy" else "stdout.log"), "w")

@@ -46,7 +46,7 @@ class Context:
 
     def options_of(self, mode: Mode):
         """The mode's options: those given, else its defaults."""
-        given = self.options.get(mode.name)
+        given = self.options.get(mode.options_of or mode.name)
         return given if given is not None else (mode.options() if mode.options else None)
 
 
@@ -132,6 +132,8 @@ class Mode:
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()   # parts a case must have: (("client", ("curl",)),)
     counter: str = "time"                       # "instructions": the mode of a run that counts them
     options: type | None = None                 # its own options (a dataclass), None when it has none
+    options_of: str | None = None               # the mode whose request options it reads, where not its own
+    auto_metric: str | None = None              # what `--metric auto` takes, where not the first of `metrics`
     lacks: str = "is not measured for this library's harness yet"      # the n/a reason for another backend
     # The case a result of this mode is read beside, where it has one (a QUIC GET beside its TCP loopback GET):
     # finish() notes the two together (beside()).

@@ -20,11 +20,10 @@ from pathlib import Path
 
 from sslperf import figures, tempdirs
 from sslperf.errors import SslperfError
-from sslperf.libs import installed, loader
+from sslperf.libs import loader
 from sslperf.libs.model import Lib
 from sslperf.cases.ids import Case, make
-from sslperf.measure import certificates, compiled
-from sslperf.measure.harness_client import Server
+from sslperf.measure import compiled, exec_servers
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
 
@@ -41,7 +40,7 @@ class Options:
     setup: tuple[str, ...] = ()         # once per library before its first run (hyperfine's --setup)
     cleanup: tuple[str, ...] = ()       # once per library after its last run (hyperfine's --cleanup)
     timeout: float = 600                # seconds one run may take
-    server: str | None = None           # a library: sslperf's HTTPS server of it on 127.0.0.1 for the whole run
+    server: str | None = None           # LIB, nginx:LIB or haproxy:LIB (LIB may be {lib}): measure.exec_servers
 
 
 def case(name: str) -> Case:
@@ -50,24 +49,6 @@ def case(name: str) -> Case:
 
 PLACEHOLDERS = ("{lib}", "{port}", "{ca}")
 SERVER_PLACEHOLDERS = ("{port}", "{ca}")
-# The server's case: TLS 1.3, the client's own groups (nothing set on the server), the ECDSA P-256 certificate for
-# `localhost` (clients connect to https://localhost:{port}/ and trust {ca}); it answers every GET with a small page.
-SERVER_CASE = ("tls1.3", "default", "ecdsa-p256")
-SERVER_CONNECTIONS = 1_000_000_000      # it serves until the run stops it
-
-
-@contextlib.contextmanager
-def serving(name: str):
-    """sslperf's HTTPS server of library `name` on 127.0.0.1 while the block runs: its {port} and {ca}."""
-    server_lib = installed.find(name)
-    with certificates.made_by(server_lib) as certs, \
-            Server(server_lib, "https-server", str(certs), *SERVER_CASE, str(SERVER_CONNECTIONS),
-                   env=certificates.env(certs)) as running:
-        hello = running.line(timeout=120)
-        if hello.get("type") != "listening":
-            raise SslperfError(f"The HTTPS server of {server_lib.name} did not start: {hello.get('reason')}. Nothing "
-                               "was measured.", hint="Try another --server library.")
-        yield {"{port}": str(hello["port"]), "{ca}": str(hello["ca_file"])}
 
 
 def substituted(argv: tuple[str, ...], lib: Lib, server: dict[str, str] | None = None) -> list[str]:
@@ -89,47 +70,61 @@ class Session(base.Session):
         self.loaded: dict[str, loader.Loaded] = {}
         self.set_up: list[Lib] = []          # the libraries whose --setup ran: each gets its --cleanup
         self.held = contextlib.ExitStack()
-        self.server: dict[str, str] = {}
+        self.servers: dict[str, exec_servers.Serving] = {}      # per library: the server its runs talk to
+        spec = exec_servers.parse(self.options.server) if self.options.server else None
+        # The reverse (--server nginx:{lib}): each library serves, and the command runs with its own libraries.
+        self.client_fixed = spec is not None and spec.follows
         try:
             if not self.options.command:
                 raise SslperfError("An exec request names no command to run. Nothing was run.",
                                    hint="Give the command after `--`.")
-            if self.options.server:
-                self.server = self._serve(self.options.server)
+            if spec is not None and not spec.follows:
+                fixed = self.held.enter_context(exec_servers.serving(spec))
+                self.servers = {lib.name: fixed for lib in ctx.libs}
             self.starter = runone()
             for n, lib in enumerate(ctx.libs):
-                directory = loader.shared_dir(lib)
-                self.links[lib.name] = loader.linked(directory, self.work / f"lib{n}")
+                if self.client_fixed:
+                    self.servers[lib.name] = self.held.enter_context(exec_servers.serving(spec, lib))
+                else:
+                    self.links[lib.name] = loader.linked(loader.shared_dir(lib), self.work / f"lib{n}")
                 self.set_up.append(lib)
                 self._step(self.options.setup, lib, "--setup")
-                self.loaded[lib.name] = loader.check(substituted(self.options.command, lib, self.server), lib,
-                                                     env=self._env(lib), timeout=self.options.timeout)
+                if not self.client_fixed:
+                    self.loaded[lib.name] = loader.check(self._argv(lib), lib, env=self._env(lib),
+                                                         timeout=self.options.timeout)
         except BaseException:
             self.close()
             raise
         ctx.run.settings["exec"] = {"command": list(self.options.command), "runs": self.options.runs,
-                                    "server": self.options.server,
-                                    "warmup": self.options.warmup,
-                                    "loaded": {name: loaded.describe() for name, loaded in self.loaded.items()}}
+                                    "server": self.options.server, "warmup": self.options.warmup,
+                                    "loaded": {name: loaded.describe() for name, loaded in self.loaded.items()},
+                                    "servers": {name: serving.said for name, serving in self.servers.items()}}
 
-    def _serve(self, name: str) -> dict[str, str]:
-        return self.held.enter_context(serving(name))
+    def _argv(self, lib: Lib, argv: tuple[str, ...] | None = None) -> list[str]:
+        """The command (or `argv`) for `lib`'s runs: its placeholders filled."""
+        serving = self.servers.get(lib.name)
+        return substituted(self.options.command if argv is None else argv, lib, serving.values if serving else None)
 
     def _env(self, lib: Lib) -> dict[str, str]:
+        if self.client_fixed:           # the command as it is: its own libraries, none of the server's settings
+            return {**os.environ, **self.ctx.env}
         return loader.loader_env(self.links[lib.name], {**os.environ, **self.ctx.env, **lib.env})
 
     def _step(self, argv: tuple[str, ...], lib: Lib, what: str) -> None:
         """A set-up, prepare or clean-up command (untimed); refused in one paragraph when it fails."""
         if not argv:
             return
-        result = _run(self.starter, substituted(argv, lib, self.server), self._env(lib), self.options.timeout)
+        result = _run(self.starter, self._argv(lib, argv), self._env(lib), self.options.timeout)
         if result.status != 0:
             raise SslperfError(f"The {what} command `{' '.join(argv)}` failed for {lib.name} ({result.said()}); "
                                f"nothing more was run. Its last lines:\n{result.tail()}",
                                hint=f"Run the {what} command by hand until it succeeds.")
 
     def _result(self, case: Case, lib: Lib) -> Measurement:
-        """A result of `case` on `lib`, its note the loader's answer (which libssl and libcrypto the runs mapped)."""
+        """A result of `case` on `lib`, its note the loader's answer (which libssl and libcrypto the runs mapped), or
+        in the reverse the server that `lib` was."""
+        if self.client_fixed:
+            return Measurement.of(case, lib.name, unit="ops", note=f"server: {self.servers[lib.name].said}")
         return Measurement.of(case, lib.name, unit="ops", note=f"loaded {self.loaded[lib.name].describe()}")
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
@@ -152,17 +147,15 @@ class Session(base.Session):
         check itself)."""
         for n in range(self.options.warmup):
             self._step(self.options.prepare, lib, "--prepare")
-            if traced and n == 0:
-                loader.check(substituted(self.options.command, lib, self.server), lib, env=self._env(lib),
-                             timeout=self.options.timeout)
+            if traced and n == 0 and not self.client_fixed:
+                loader.check(self._argv(lib), lib, env=self._env(lib), timeout=self.options.timeout)
             else:
-                _run(self.starter, substituted(self.options.command, lib, self.server), self._env(lib),
-                     self.options.timeout)
+                _run(self.starter, self._argv(lib), self._env(lib), self.options.timeout)
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         m = self._result(case, lib)
         m.figures = {figures.USER_CPU: [], figures.SYSTEM_CPU: [], figures.MAX_RSS: []}
-        argv, env = substituted(self.options.command, lib, self.server), self._env(lib)
+        argv, env = self._argv(lib), self._env(lib)
         for _ in range(self.options.runs):
             self._step(self.options.prepare, lib, "--prepare")
             result = _run(self.starter, argv, env, self.options.timeout)
@@ -180,8 +173,7 @@ class Session(base.Session):
     def close(self) -> None:
         try:
             for lib in self.set_up if self.options.cleanup else ():
-                _run(self.starter, substituted(self.options.cleanup, lib, self.server), self._env(lib),
-                     self.options.timeout)
+                _run(self.starter, self._argv(lib, self.options.cleanup), self._env(lib), self.options.timeout)
         finally:
             try:
                 self.held.close()
@@ -209,12 +201,13 @@ class Ran:
         return "\n".join("    " + line for line in self.output.decode(errors="replace").rstrip().splitlines()[-8:])
 
 
-def _run(starter: Path, argv: list[str], env: dict[str, str], timeout: float) -> Ran:
+def _run(starter: Path, argv: list[str], env: dict[str, str], timeout: float, wrapper: tuple[str, ...] = ()) -> Ran:
     """`argv` once, started and timed by runone (measure/runone.c: a small C starter, so that neither sslperf's
     Python nor its memory is in the run's figures), in its own process group (killed whole after `timeout` s); its
     stdout and stderr kept to their last OUTPUT_TAIL bytes in a file, so a chatty program is not slowed by a pipe
     nobody reads. The program is looked up on PATH before anything starts. The times and max RSS are the kernel's
-    for the process and every descendant it waited for (wait4)."""
+    for the process and every descendant it waited for (wait4). With a `wrapper` (a counter: its program's path
+    first), the wrapper runs the program, named by its path."""
     program = shutil.which(argv[0], path=env.get("PATH", os.defpath))
     if program is None:
         raise SslperfError(f"Cannot run `{argv[0]}`: it is not a program on PATH.",
@@ -235,7 +228,8 @@ def _run(starter: Path, argv: list[str], env: dict[str, str], timeout: float) ->
             timer = threading.Timer(timeout, stop)
             timer.start()
             try:
-                spawned.append(os.posix_spawn(starter, [str(starter), str(report), program, *argv], env,
+                started = [wrapper[0], *wrapper, program, *argv[1:]] if wrapper else [program, *argv]
+                spawned.append(os.posix_spawn(starter, [str(starter), str(report), *started], env,
                                               file_actions=actions, setpgroup=0))
                 os.waitpid(spawned[0], 0)
             finally:
@@ -257,5 +251,6 @@ def runone() -> Path:
 
 
 MODE = base.Mode("exec", "your program, run against each library", ("exec",), base.OPENSSL_ONLY,
-                 (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS), ("wall", "cpu"), Session, options=Options,
+                 (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS), ("wall", "cpu", "instructions"), Session,
+                 options=Options, auto_metric="wall",      # what users feel; counting is asked for by name
                  lacks="needs a library with OpenSSL's shared libssl and libcrypto")

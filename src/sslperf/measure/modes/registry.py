@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sslperf.errors import SslperfError
 from sslperf.cases.ids import Case
-from sslperf.measure.modes import (afalg, base, clients, counted, curl, in_memory, loopback, memory, program, quic,
-                                  quic_memory, quic_transfer, serve, threads, transfer_tcp)
+from sslperf.measure.modes import (afalg, base, clients, counted, curl, in_memory, loopback, memory, program,
+                                  program_counted, quic, quic_memory, quic_transfer, serve, threads, transfer_tcp)
 
 MODES: tuple[base.Mode, ...] = (
     in_memory.MODE,
@@ -24,6 +24,7 @@ MODES: tuple[base.Mode, ...] = (
     serve.MODE,
     afalg.MODE,
     program.MODE,
+    program_counted.MODE,
 )
 BY_NAME = {mode.name: mode for mode in MODES}
 IMPORTED_ONLY = ("pke", "other")        # families only other tools' output has: no mode measures them
@@ -58,6 +59,8 @@ def metric(case: Case, requested: str) -> tuple[str, str]:
 
     mode = mode_of(case)
     if requested == "auto":
+        if mode.auto_metric:
+            return mode.auto_metric, f"auto: {mode.title} is judged by {_said(mode.auto_metric)}"
         if mode.metrics == base.TIME_METRICS:
             if shutil.which("valgrind"):
                 return "instructions", "auto: valgrind is installed; counts do not move with the machine's load"
