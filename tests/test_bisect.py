@@ -38,6 +38,30 @@ def version_repo(tmp_path, sslperf_dirs):
     return repo, shas, side
 
 
+def test_an_exec_bisect_over_commits_builds_each_commit_with_its_shared_libraries(version_repo, sslperf_here,
+                                                                                 monkeypatch):
+    from sslperf.bisect import probe
+
+    repo, shas, _ = version_repo
+    searched = []
+
+    def stop(space, case, *rest):
+        searched.append((space, case))
+        raise SslperfError("stopped before measuring")
+    monkeypatch.setattr(probe, "bisect", stop)
+    result = sslperf_here("bisect", "exec", "--git", repo, "--good", "v-old", "--bad", "v-new", "--no-store", "--",
+                          "curl", "-s", "--version")
+    assert result.returncode == 2 and "stopped before measuring" in result.stderr, result.stderr
+    ((space, case),) = searched
+    assert case.id.startswith("exec/curl-")
+    assert [p.name for p in space.points] == [f"openssl-3.9.0-g{sha[:10]}+shared" for sha in shas]
+    assert all(p.request.variants == ("shared",) and p.request.name == p.name for p in space.points)
+    # A harness case's commits are built as they are: the same commits under other names.
+    plain = commits_between(repo, "v-old", "v-new", jobs=1)
+    assert [p.name for p in plain.points] == [f"openssl-3.9.0-g{sha[:10]}" for sha in shas]
+    assert all(p.request.variants == () for p in plain.points)
+
+
 def test_commits_are_the_first_parent_line_oldest_first_either_end_good(version_repo):
     repo, shas, side = version_repo
     space = commits_between(repo, "v-new", "v-old", jobs=1)     # good is the newer: a fix to find

@@ -96,8 +96,9 @@ def _gaps(chosen: list[releases.Release]) -> str:
             "(a change there shows as a change between its neighbours)")
 
 
-def commits_between(repo: Path, good: str, bad: str, jobs: int) -> Space:
-    """The first-parent commits from `good` to `bad` of the local clone `repo`."""
+def commits_between(repo: Path, good: str, bad: str, jobs: int, variants: tuple[str, ...] = ()) -> Space:
+    """The first-parent commits from `good` to `bad` of the local clone `repo`, each built with `variants` (an exec
+    case's commits: `shared`)."""
     git = require_tool("git", "to read the commits of --git")
     repo = repo.expanduser()
     if not (repo / ".git").exists() and not _is_bare(git, repo):
@@ -128,7 +129,7 @@ def commits_between(repo: Path, good: str, bad: str, jobs: int) -> Space:
     points = [Point(f"{sha[:10]} {subjects.get(sha, '')}".strip(), "", None) for sha in shas]
     space = Space(points, 0 if old == commit[good] else len(points) - 1, "commits",
                   f"first-parent commits of {repo}")
-    space.points = [commit_point(git, repo, sha, point.label, jobs) for sha, point in zip(shas, points)]
+    space.points = [commit_point(git, repo, sha, point.label, jobs, variants) for sha, point in zip(shas, points)]
     return space
 
 
@@ -146,8 +147,9 @@ def _subjects(git: str, repo: Path, shas: list[str]) -> dict[str, str]:
     return {line[:40]: line[41:][:60] for line in out.splitlines() if re.match(r"[0-9a-f]{40} ", line)}
 
 
-def commit_point(git: str, repo: Path, sha: str, label: str, jobs: int) -> Point:
-    """A point that builds `sha`, whose tree is exported on first use."""
+def commit_point(git: str, repo: Path, sha: str, label: str, jobs: int, variants: tuple[str, ...] = ()) -> Point:
+    """A point that builds `sha` with `variants`, its tree exported on first use; named `openssl-3.2.0-gSHA` (and
+    `+shared` for that variant: never the same name as the commit's plain build)."""
     tree = paths.subdir("sources") / f"commit-{hashlib.sha256(str(repo.resolve()).encode()).hexdigest()[:8]}-{sha[:16]}"
 
     def materialize() -> Path:
@@ -156,9 +158,9 @@ def commit_point(git: str, repo: Path, sha: str, label: str, jobs: int) -> Point
         return tree
 
     flavor, version = _detect_at(git, repo, sha)
-    name = f"{flavor}-{version}-g{sha[:10]}"
+    name = f"{flavor}-{version}-g{sha[:10]}" + "".join(f"+{v}" for v in variants)
     source = sources.Source(flavor, version, sha, f"git {repo} {sha}", materialize)
-    return Point(label, name, BuildRequest(source, (), jobs=jobs, name=name))
+    return Point(label, name, BuildRequest(source, variants, jobs=jobs, name=name))
 
 
 def _detect_at(git: str, repo: Path, sha: str) -> tuple[str, str]:

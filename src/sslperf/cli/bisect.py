@@ -79,8 +79,9 @@ def bisect(ctx, case_id, argv, good, bad, git_repo, metric, threshold, alpha, ti
     case, options = _case_and_options(case_id, tuple(argv), time_ms)
     jobs = jobs or os.cpu_count() or 1
     metric, why = probe.choose_metric(metric, case)
-    space = (spaces.commits_between(git_repo, good, bad, jobs) if git_repo
-             else spaces.releases_between(good, bad, jobs))
+    # Commits an exec case runs against are built +shared (releases are named with it by the user).
+    space = (spaces.commits_between(git_repo, good, bad, jobs, ("shared",) if case.family == "exec" else ())
+             if git_repo else spaces.releases_between(good, bad, jobs))
     threshold = probe.DEFAULT_THRESHOLD[metric] if threshold is None else threshold
     settings = plan.settings(time_ms or probe.SAMPLE_MS, samples, cpu, no_pin, processes, None, metric, fixed_layout)
     store = store_unless(ctx, no_store)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -114,10 +113,9 @@ def track(request: TrackRequest, store, events: Events = Events()) -> tuple[list
         outcome = Outcome(commit)
         outcomes.append(outcome)
         point = commit_point(git, request.repo, commit.sha, f"{commit.sha[:10]} {commit.subject}",
-                             request.jobs or os.cpu_count() or 1)
+                             request.jobs or os.cpu_count() or 1, request.variants)
         started = time.monotonic()
-        build = dataclasses.replace(point.request, variants=tuple(dict.fromkeys(point.request.variants +
-                                                                                 request.variants)))
+        build = point.request
         try:
             with events.building(commit):
                 built = builder.build(build)
