@@ -128,3 +128,24 @@ def test_a_static_build_has_no_shared_directory_to_give(tmp_path):
     assert "sslperf libs build openssl-3.6.3+shared" in refused.value.hint
     (tmp_path / "lib" / "libssl.so.3").write_bytes(b"")
     assert loader.shared_dir(built) == (tmp_path / "lib").resolve()
+
+
+def test_unversioned_shared_objects_are_given_to_a_program_built_against_them(tmp_path):
+    """BoringSSL and AWS-LC install libssl.so and libcrypto.so with no versioned soname: a program linked with them
+    needs exactly those names, and the loader's path gives them (where a versioned one sits beside, as in a system
+    directory, libssl.so is only the compiler's link and is not offered)."""
+    lib_dir = tmp_path / "prefix" / "lib"
+    crypto = compile_lib(lib_dir, "libcrypto.so", "int CRYPTO_num_locks(void) { return 1; }\n")
+    compile_lib(lib_dir, "libssl.so", "int CRYPTO_num_locks(void);\nint SSL_library_init(void) "
+                "{ return CRYPTO_num_locks(); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libssl.so", "-o", str(lib_dir / "libssl.so"),
+                    str(lib_dir / "libssl.so.c"), f"-L{lib_dir}", "-lcrypto"], check=True, timeout=120)
+    assert loader.provided(lib_dir) == ["libcrypto.so", "libssl.so"]
+    program = compile_program(tmp_path / "bssl-client", "int SSL_library_init(void);\nint main(void) "
+                              "{ return SSL_library_init() != 1; }\n", f"-L{lib_dir}", "-lssl", "-lcrypto")
+    built = Lib("boringssl-4.22.0+shared", "built", "boringssl", "4.22.0", prefix=tmp_path / "prefix")
+    loaded = loader.check([str(program)], built)
+    assert loaded.objects == {"libssl.so": (lib_dir / "libssl.so").resolve(), "libcrypto.so": crypto.resolve()}
+    # Beside a versioned one (a system directory with its -dev link), the plain name is no soname.
+    (lib_dir / "libssl.so.3").symlink_to(lib_dir / "libssl.so")
+    assert loader.provided(lib_dir) == ["libcrypto.so", "libssl.so.3"]

@@ -71,6 +71,15 @@ def test_openssl_only_variants_are_refused_for_cmake_flavors():
     assert no_asm.cmake == ["-DOPENSSL_NO_ASM=1"]
 
 
+def test_shared_is_a_variant_of_the_c_libraries_with_a_loader_not_of_wolfssl_or_rustls():
+    for flavor in ("openssl", "boringssl", "aws-lc", "libressl"):
+        assert [v.name for v in variants.lookup(("shared",), flavor)] == ["shared"]
+    with pytest.raises(SslperfError, match="does not apply to wolfssl"):
+        variants.lookup(("shared",), "wolfssl")
+    with pytest.raises(SslperfError, match="does not apply to rustls"):
+        variants.lookup(("shared",), "rustls")
+
+
 @pytest.mark.parametrize("version, skipped", [
     ("1.1.1w", {"no-argon2", "no-cmp", "no-http", "no-legacy", "no-quic", "no-siv"}),
     ("3.0.8", {"no-argon2", "no-http", "no-quic"}),

@@ -224,7 +224,56 @@ class _CMakeBuild(_Job):
         self.step("compile", [ninja, "-C", self.build_dir, f"-j{self.request.jobs}"], 3600, on_line=count,
                   env=offline)
         self.step("install", [cmake, "--install", self.build_dir], 900, env={"DESTDIR": str(self.destdir)})
+        self._install_by_hand()
+        if "shared" in self.request.variants:
+            self._shared(cmake, ninja, settings, offline)
         return plan
+
+    def _install_by_hand(self) -> None:
+        """A BoringSSL snapshot without install rules (boring-sys 4's: `cmake --install` installs nothing): what its
+        later rules install, copied from the build — the archives, the public headers and the `bssl` tool."""
+        prefix = self.destdir / str(self.final_prefix).lstrip("/")
+        if (prefix / "lib" / "libssl.a").exists():
+            return
+        archives = {p.name: p for p in sorted(self.build_dir.rglob("lib*.a")) if p.name in ("libssl.a", "libcrypto.a")}
+        # The headers: include/ of the tree, or of its src/ (the layout of BoringSSL's generated CMake wrapper).
+        include = next((d for d in (self.src / "include", self.src / "src" / "include") if (d / "openssl").is_dir()),
+                       None)
+        if len(archives) != 2 or include is None:
+            self.fail("install", f"`cmake --install` installed no libssl.a, and the build has no libssl.a, libcrypto.a "
+                                 f"and include/openssl to copy (archives found: {', '.join(archives) or 'none'})")
+        (prefix / "lib").mkdir(parents=True, exist_ok=True)
+        for name, archive in archives.items():
+            shutil.copy2(archive, prefix / "lib" / name)
+        shutil.copytree(include, prefix / "include", dirs_exist_ok=True)
+        tool = next((p for p in self.build_dir.rglob("bssl") if p.is_file() and os.access(p, os.X_OK)), None)
+        if tool is not None:
+            (prefix / "bin").mkdir(exist_ok=True)
+            shutil.copy2(tool, prefix / "bin" / "bssl")
+
+    def _shared(self, cmake: str, ninja: str, settings: list[str], env: dict[str, str] | None) -> None:
+        """The `shared` variant: the same sources built again as shared libssl and libcrypto (position-independent,
+        so nothing of the static build is reused), put beside the static archives the harness links."""
+        if self.request.source.flavor.endswith("-fips"):
+            raise BuildFailed(f"The `shared` variant is not built for {self.request.source.flavor}: its FIPS module "
+                              "is validated as the static build makes it.",
+                              hint=f"Build {self.request.source.flavor.removesuffix('-fips')}+shared instead.")
+        shared = self.build_dir.parent / "build-shared"
+        again = [s for s in settings if not s.startswith("-DBUILD_SHARED_LIBS=")]
+        self.step("configure", [cmake, "-G", "Ninja", "-S", self.src, "-B", shared, *again, "-DBUILD_SHARED_LIBS=ON",
+                                "-DCMAKE_SKIP_BUILD_RPATH=ON"], 600, env=env)
+        self.step("compile", [ninja, "-C", shared, f"-j{self.request.jobs}", "ssl", "crypto"], 3600, env=env)
+        lib_dir = self.destdir / str(self.final_prefix).lstrip("/") / "lib"
+        lib_dir.mkdir(parents=True, exist_ok=True)
+        made = sorted(p for p in shared.rglob("lib*.so*") if p.name.split(".so")[0] in ("libssl", "libcrypto"))
+        if not {p.name.split(".so")[0] for p in made} >= {"libssl", "libcrypto"}:
+            self.fail("compile", f"the shared build made no libssl and libcrypto shared objects in {shared}")
+        for found in made:          # the files and the soname links between them, as the build made them
+            target = lib_dir / found.name
+            if found.is_symlink():
+                target.symlink_to(os.readlink(found))
+            else:
+                shutil.copy2(found, target)
 
 
 class _CargoBuild(_Job):

@@ -30,6 +30,7 @@ _NEEDED = re.compile(r"file=(\S+) \[\d+\];\s+needed by (\S+)")
 _NO_SONAME = re.compile(r"error while loading shared libraries: (\S+): cannot open shared object file")
 _NO_VERSION = re.compile(r"version [`'](\S+?)' not found \(required by (\S+?)\)")
 _ELF = b"\x7fELF"
+_VERSIONED = re.compile(rf"(?:{'|'.join(TLS_OBJECTS)})\.so(?:\.\d+)+")     # libssl.so.3, libssl.so.1.1
 PT_INTERP = 3
 
 
@@ -80,9 +81,14 @@ def linkages(lib: Lib) -> list[str]:
 
 
 def provided(directory: Path) -> list[str]:
-    """The sonames of libssl and libcrypto `directory` offers (libssl.so.3, libcrypto.so.3)."""
-    return sorted(p.name for p in directory.iterdir()
-                  if p.name.startswith(tuple(f"{o}.so." for o in TLS_OBJECTS)) and p.name.count(".so.") == 1)
+    """The sonames of libssl and libcrypto `directory` offers (libssl.so.3, libcrypto.so.3); BoringSSL's and AWS-LC's
+    shared objects have no version, and are offered as libssl.so and libcrypto.so (where no versioned one is:
+    elsewhere libssl.so is the link a compiler's -lssl reads, not a soname)."""
+    names = [p.name for p in directory.iterdir()]
+    versioned = [n for n in names if _VERSIONED.fullmatch(n)]
+    plain = [f"{o}.so" for o in TLS_OBJECTS
+             if f"{o}.so" in names and not any(v.startswith(f"{o}.so.") for v in versioned)]
+    return sorted(versioned + plain)
 
 
 def linked(directory: Path, into: Path) -> Path:

@@ -84,8 +84,9 @@ VARIANTS: dict[str, Variant] = {
                 "`openssl fipsinstall` at build time; run it with `--provider fips` (also inside another 3.x "
                 "library: `--fips-module`)", configure=("enable-fips",), openssl_only=True),
         Variant("shared", "shared libssl and libcrypto beside the static ones, for `sslperf exec` (a program given the "
-                "library through the dynamic loader); the harness still links the static ones",
-                openssl_only=True),
+                "library through the dynamic loader); the harness still links the static ones. OpenSSL and the "
+                "CMake-built libraries (BoringSSL and AWS-LC name theirs libssl.so without a version: only programs "
+                "built against them can be given them)"),
         Variant("ktls", "enable-ktls: kernel TLS (SSL_OP_ENABLE_KTLS) for `sslperf tls --transfer --loopback`; "
                 "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
         Variant("ring", "rustls with the ring crypto provider", cargo_features=("ring",), rustls_only=True),
@@ -112,7 +113,7 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
         if variant.openssl_only and flavor != "openssl":
             raise SslperfError(
                 f"The `{name}` variant uses OpenSSL's Configure options and does not apply to {flavor}.",
-                hint="For CMake-built libraries use `Os`, `O2`, `no-asm` or `debug-symbols`.",
+                hint="For CMake-built libraries use `Os`, `O2`, `no-asm`, `debug-symbols` or `shared`.",
             )
         if flavor == "wolfssl" and not variant.wolfssl and name != "default":
             raise SslperfError(
