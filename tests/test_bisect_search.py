@@ -204,3 +204,31 @@ def test_time_sets_a_threads_cases_round_and_the_probe_hands_it_to_the_scheduler
     real.space = type("Space", (), {"points": [type("P", (), {"label": l}) for l in "ab"]})()
     real.measure([0, 1], longer=False)
     assert seen == [(["a", "b"], [case.id], {"threads": threads.Options(milliseconds=700)})]   # one Request
+
+
+def test_an_interrupted_bisect_keeps_its_record_and_the_interrupt_says_so(monkeypatch):
+    """Ctrl-C (or a timeout's SIGTERM) in the middle of a step: the steps measured before are stored as the bisect's
+    record, and the message names that record, not the unstored run of the step it stopped."""
+    from sslperf.bisect import probe
+    from sslperf.bisect.space import Point, Space
+    from sslperf.cli import interrupted_message
+    from sslperf.measure import plan
+    from sslperf.measure.suites import parse_case
+
+    step_run = Run("20261129-000000-aaaaaa", "t", {"suite": "bisect"}, {})
+    step_run.libs, step_run.measurements = [], []
+
+    def stopped(self):
+        self.probe.runs.append(step_run)
+        raise KeyboardInterrupt
+
+    saved = []
+    monkeypatch.setattr(Search, "run", stopped)
+    store = SimpleNamespace(save=lambda record, who: saved.append((record, who)))
+    space = Space([Point("openssl-3.0.8", "openssl-3.0.8"), Point("openssl-3.1.0", "openssl-3.1.0")], 0, "releases")
+    with pytest.raises(KeyboardInterrupt) as interrupt:
+        probe.bisect(space, parse_case("digest/sha256/16"), plan.settings(30, 3, None, True, 3),
+                     Judge("wall", 0.02, 0.05), probe.Events(), store)
+    ((record, who),) = saved
+    assert who == "sslperf bisect" and record.state == "interrupted" and record.id != step_run.id
+    assert interrupted_message(interrupt.value).startswith(f"interrupted: run {record.id} is kept in the store")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,7 +205,11 @@ def bisect(space: Space, case: Case, settings: Settings, judge: Judge, events: E
                                     "END` shows why it does not).") from None
         finally:
             result.seconds = time.monotonic() - started
-            result.run = _record(result, store)
+            result.run, stored = _record(result, store)
+            stopped = sys.exc_info()[1]
+            if stopped is not None and result.run is not None:
+                # What an interrupt keeps is the whole bisect's record (its finished steps), not the step's run.
+                stopped.sslperf_run = (result.run, stored)
     return result
 
 
@@ -227,12 +232,12 @@ def _certificate_maker() -> Lib:
     return found[0]
 
 
-def _record(result: Bisect, store) -> Run | None:
+def _record(result: Bisect, store) -> tuple[Run | None, bool]:
     """One run for the whole bisect: each point's first measurement (a
-    midpoint's from its own step), and the search in settings["bisect"]."""
+    midpoint's from its own step), and the search in settings["bisect"]; and whether the store kept it."""
     runs = result.probe.runs
     if not runs:
-        return None
+        return None, False
     record = Run.new({"suite": "bisect", "case": result.case, "metric": result.judge.metric,
                       "bisect": result.as_dict(), **{k: v for k, v in runs[0].settings.items() if k != "suite"}},
                      runs[0].environment)
@@ -247,13 +252,14 @@ def _record(result: Bisect, store) -> Run | None:
     record.finished = runs[-1].finished
     record.complete = bool(result.outcome.status)
     record.state = "complete" if record.complete else "interrupted"
-    if store is not None:
-        try:
-            store.save(record, "sslperf bisect")
-        except SslperfError as exc:
-            record.warnings.append(f"The results store did not keep this bisect: {exc.message}")
-            return record
-    return record
+    if store is None:
+        return record, False
+    try:
+        store.save(record, "sslperf bisect")
+    except SslperfError as exc:
+        record.warnings.append(f"The results store did not keep this bisect: {exc.message}")
+        return record, False
+    return record, True
 
 
 def profiled(case_id: str) -> bool:
