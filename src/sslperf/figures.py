@@ -94,6 +94,8 @@ SYSTEM_CPU = _declare("system_ns", "ns", "sample", "the run's system CPU time (i
                       "waited for)")
 MAX_RSS = _declare("max_rss_bytes", "bytes", "sample", "the largest resident set of the run's process or a child "
                    "it waited for")
+RUN_SERVER_CPU = _declare("run_server_cpu_ns", "ns", "sample", "the CPU time the command's server (--server: every "
+                          "thread of its processes) spent while the run ran")
 
 
 class Figures(dict):

@@ -5,7 +5,8 @@ command's library changes. With `{lib}` for LIB it is the reverse: each library 
 the command runs as it is, with its own libraries: the figures are the servers' libraries', seen by a fixed client.
 Every server answers a GET checked by sslperf (status, body, TLS 1.3) before anything is timed. Configured as
 deployed: TLS 1.3, the ECDSA P-256 certificate for `localhost`, no groups set (the library's defaults), session
-tickets and cache on."""
+tickets and cache on. `{ca}` is the same kind of file for every server: a CA bundle of ~150 certificates, as a
+curl-like client loads, with the server's CA among them."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class Spec:
 class Serving:
     values: dict[str, str]      # {port} and {ca}
     said: str                   # what serves: the server, its library, what the checked GET negotiated
+    group: int                  # the server's process group: its CPU time per run (servers.group_cpu_ns)
 
 
 def parse(text: str) -> Spec:
@@ -78,7 +80,7 @@ def _own(lib: Lib) -> Iterator[Serving]:
             raise SslperfError(f"The HTTPS server of {lib.name} did not start: {hello.get('reason')}. Nothing was "
                                "measured.", hint="Try another --server library.")
         yield Serving({"{port}": str(hello["port"]), "{ca}": str(hello["ca_file"])},
-                      f"sslperf's HTTPS server of {lib.name}")
+                      f"sslperf's HTTPS server of {lib.name}", up.pid)
 
 
 @contextlib.contextmanager
@@ -88,10 +90,14 @@ def _real(server: str, lib: Lib) -> Iterator[Serving]:
     with certificates.made_by(lib, pem=True) as certs:
         setup = config.Setup(server, config.SCENARIOS["resumed"], OWN_CASE[0], config.DEFAULT_GROUP, OWN_CASE[2],
                              load.free_port(), (cpu,), certs, load.run_dir())
+        # {ca} as sslperf's own server gives it: the CA bundle a curl-like client loads (the ~150 made with the
+        # certificates) and the server's CA, so a client parses the same file whichever server it talks to.
+        bundle = certs / "exec-ca.pem"
+        bundle.write_text((certs / "ca-bundle.pem").read_text() + (certs / "ca.pem").read_text())
         try:
-            with load.running(built, setup) as negotiated:
-                yield Serving({"{port}": str(setup.port), "{ca}": str(certs / "ca.pem")},
+            with load.running(built, setup) as (negotiated, group):
+                yield Serving({"{port}": str(setup.port), "{ca}": str(bundle)},
                               f"{built.label} against {lib.name} (Debian {built.debian}, one worker on CPU {cpu}; "
-                              f"its check GET: {negotiated})")
+                              f"its check GET: {negotiated})", group)
         finally:
             tempdirs.remove(setup.run_dir)

@@ -111,6 +111,22 @@ def run_delay(pid: int | None) -> int | None:
     return total if found else None
 
 
+def group_cpu_ns(pgid: int) -> int:
+    """The CPU time (ns) the threads of the live processes of process group `pgid` have run so far (schedstat's first
+    field: nanoseconds, where /proc/PID/stat counts clock ticks of 10 ms, longer than a TLS request's share)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) != pgid:     # state ppid pgrp …
+                continue
+            total += sum(int(stat.read_text().split()[0]) for stat in (entry / "task").glob("*/schedstat"))
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def _waited(m: Measurement, reply: dict, server_waited: int | None) -> Measurement:
     """The round's run-queue wait (the client's threads', the server's) spread over its requests by their wall
     time, so each request says whether its round waited for a CPU another task held (verdict.waits)."""

@@ -164,12 +164,15 @@ def _exec(m: Measurement, metric: str, details: bool):
     under = [m.note] if m.note else []          # the loader's answer: which libssl and libcrypto the runs mapped
     if details:
         f = m.figures or {}
-        user, system, rss = (f.get(name) for name in (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS))
+        user, system, rss, server = (f.get(name) for name in (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS,
+                                                              figures.RUN_SERVER_CPU))
         if user and system:
             under.append(f"user {statistics.median(user) / 1e6:,.2f} ms, system {statistics.median(system) / 1e6:,.2f} "
                          "ms (medians)")
         if rss:
             under.append(f"max RSS {max(rss) / 2**20:,.1f} MiB")
+        if server:
+            under.append(f"server CPU {statistics.median(server) / 1e6:,.2f} ms per run (median)")
     return first, under
 
 

@@ -119,13 +119,13 @@ def one_round(build: ServerBuild, setup: config.Setup, load: Load, client_cpus: 
 
 
 @contextmanager
-def running(build: ServerBuild, setup: config.Setup) -> Iterator[str]:
+def running(build: ServerBuild, setup: config.Setup) -> Iterator[tuple[str, int]]:
     """The server started as `setup` asks (its configuration tested by the server itself first) and answering a
-    checked GET, until the block ends: what that GET negotiated."""
+    checked GET, until the block ends: what that GET negotiated, and the server's process group."""
     conf = config.prepare(setup)
     config.check(setup, build.binary, conf)
-    with _serving(build, setup, conf):
-        yield _checked_get(setup)
+    with _serving(build, setup, conf) as server:
+        yield _checked_get(setup), server.pid
 
 
 @contextmanager

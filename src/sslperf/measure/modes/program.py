@@ -23,7 +23,7 @@ from sslperf.errors import SslperfError
 from sslperf.libs import loader
 from sslperf.libs.model import Lib
 from sslperf.cases.ids import Case, make
-from sslperf.measure import compiled, exec_servers
+from sslperf.measure import compiled, exec_servers, servers
 from sslperf.measure.modes import base
 from sslperf.results import Measurement
 
@@ -155,10 +155,16 @@ class Session(base.Session):
     def take(self, case: Case, lib: Lib) -> Measurement:
         m = self._result(case, lib)
         m.figures = {figures.USER_CPU: [], figures.SYSTEM_CPU: [], figures.MAX_RSS: []}
+        serving = self.servers.get(lib.name)
+        if serving is not None:
+            m.figures[figures.RUN_SERVER_CPU] = []
         argv, env = self._argv(lib), self._env(lib)
         for _ in range(self.options.runs):
             self._step(self.options.prepare, lib, "--prepare")
+            before = servers.group_cpu_ns(serving.group) if serving is not None else 0
             result = _run(self.starter, argv, env, self.options.timeout)
+            if serving is not None:
+                m.figures[figures.RUN_SERVER_CPU].append(servers.group_cpu_ns(serving.group) - before)
             if result.status != 0:
                 m.status, m.reason = "error", f"a run {result.said()}; it was not timed. Last lines: {result.tail()}"
                 return m
@@ -251,6 +257,7 @@ def runone() -> Path:
 
 
 MODE = base.Mode("exec", "your program, run against each library", ("exec",), base.OPENSSL_ONLY,
-                 (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS), ("wall", "cpu", "instructions"), Session,
+                 (figures.USER_CPU, figures.SYSTEM_CPU, figures.MAX_RSS, figures.RUN_SERVER_CPU),
+                 ("wall", "cpu", "instructions"), Session,
                  options=Options, auto_metric="wall",      # what users feel; counting is asked for by name
                  lacks="needs a library with OpenSSL's shared libssl and libcrypto")

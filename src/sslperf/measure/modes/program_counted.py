@@ -115,8 +115,12 @@ def _perf_cannot() -> str | None:
         done = run([perf, "stat", "-x", ",", "-e", EVENT, "-o", str(where / "perf.csv"), "--", "true"], timeout=60)
         if _perf_count(where / "perf.csv") is not None:
             return None
-        said = (where / "perf.csv").read_text(errors="replace") if (where / "perf.csv").exists() else done.output
-    return " ".join(said.split())[-200:] or f"perf stat exited with {done.returncode}"
+        said = (where / "perf.csv").read_text(errors="replace") if (where / "perf.csv").exists() else ""
+    for line in said.splitlines():          # `<not supported>,,instructions:u,…`: what perf says of the event
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("instructions"):
+            return f"perf stat reads {fields[0]} for {fields[2]}"
+    return " ".join(done.output.split())[-200:] or f"perf stat exited with {done.returncode}"
 
 
 MODE = base.Mode("exec-instructions", "your program, its instructions counted against each library", ("exec",),
