@@ -6,7 +6,9 @@ largest resident set. Before anything is timed, every library's first run goes u
 load libssl and libcrypto from that library (else the run is refused: libs.loader says why); each later pass's first
 warm-up run is traced again, so every pass shows the library it timed was the one mapped. A run that fails is
 reported with its exit status and last lines, never timed. Commands are argv lists, never given to a shell;
-`{lib}` in any of them is the library's name."""
+`{lib}` in any of them is the library's name. With --server (measure.exec_servers) the runs talk to a server on
+127.0.0.1, whose CPU time per run is recorded; in the reverse (`--server nginx:{lib}`) each library serves and the
+command keeps its own libraries, so nothing is put on its loader's path and nothing is traced."""
 
 from __future__ import annotations
 
