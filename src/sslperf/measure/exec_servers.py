@@ -60,15 +60,11 @@ def parse(text: str) -> Spec:
     return Spec(server, lib)
 
 
-@contextlib.contextmanager
-def serving(spec: Spec, lib: Lib | None = None) -> Iterator[Serving]:
-    """The server of `spec` while the block runs; `lib` is the library when the spec follows the one under test."""
-    server_lib = lib if spec.follows else installed.find(spec.lib)
-    if server_lib is None:
-        raise SslperfError("A --server that follows {lib} needs the library under test. Nothing was run.")
-    manager = _own(server_lib) if spec.server == "sslperf" else _real(spec.server, server_lib)
-    with manager as running:
-        yield running
+def serving(spec: Spec, lib: Lib | None = None) -> contextlib.AbstractContextManager[Serving]:
+    """The server of `spec` while the block runs; `lib` is the library under test, which a spec that follows it
+    serves."""
+    server_lib = lib if spec.follows and lib is not None else installed.find(spec.lib)
+    return _own(server_lib) if spec.server == "sslperf" else _real(spec.server, server_lib)
 
 
 @contextlib.contextmanager

@@ -116,7 +116,7 @@ class Session(base.Session):
         """A set-up, prepare or clean-up command (untimed); refused in one paragraph when it fails."""
         if not argv:
             return
-        result = _run(self.starter, self._argv(lib, argv), self._env(lib), self.options.timeout)
+        result = run_once(self.starter, self._argv(lib, argv), self._env(lib), self.options.timeout)
         if result.status != 0:
             raise SslperfError(f"The {what} command `{' '.join(argv)}` failed for {lib.name} ({result.said()}); "
                                f"nothing more was run. Its last lines:\n{result.tail()}",
@@ -152,7 +152,7 @@ class Session(base.Session):
             if traced and n == 0 and not self.client_fixed:
                 loader.check(self._argv(lib), lib, env=self._env(lib), timeout=self.options.timeout)
             else:
-                _run(self.starter, self._argv(lib), self._env(lib), self.options.timeout)
+                run_once(self.starter, self._argv(lib), self._env(lib), self.options.timeout)
 
     def take(self, case: Case, lib: Lib) -> Measurement:
         m = self._result(case, lib)
@@ -164,7 +164,7 @@ class Session(base.Session):
         for _ in range(self.options.runs):
             self._step(self.options.prepare, lib, "--prepare")
             before = servers.group_cpu_ns(serving.group) if serving is not None else 0
-            result = _run(self.starter, argv, env, self.options.timeout)
+            result = run_once(self.starter, argv, env, self.options.timeout)
             if serving is not None:
                 m.figures[figures.RUN_SERVER_CPU].append(servers.group_cpu_ns(serving.group) - before)
             if result.status != 0:
@@ -181,7 +181,7 @@ class Session(base.Session):
     def close(self) -> None:
         try:
             for lib in self.set_up if self.options.cleanup else ():
-                _run(self.starter, self._argv(lib, self.options.cleanup), self._env(lib), self.options.timeout)
+                run_once(self.starter, self._argv(lib, self.options.cleanup), self._env(lib), self.options.timeout)
         finally:
             try:
                 self.held.close()
@@ -209,7 +209,8 @@ class Ran:
         return "\n".join("    " + line for line in self.output.decode(errors="replace").rstrip().splitlines()[-8:])
 
 
-def _run(starter: Path, argv: list[str], env: dict[str, str], timeout: float, wrapper: tuple[str, ...] = ()) -> Ran:
+def run_once(starter: Path, argv: list[str], env: dict[str, str], timeout: float,
+             wrapper: tuple[str, ...] = ()) -> Ran:
     """`argv` once, started and timed by runone (measure/runone.c: a small C starter, so that neither sslperf's
     Python nor its memory is in the run's figures), in its own process group (killed whole after `timeout` s); its
     stdout and stderr kept to their last OUTPUT_TAIL bytes in a file, so a chatty program is not slowed by a pipe

@@ -42,7 +42,7 @@ class Session(program.Session):
         for _ in range(self.options.runs):
             self._step(self.options.prepare, lib, "--prepare")
             with tempdirs.private_dir("exec-count") as where:
-                ran = program._run(self.starter, argv, env, self.options.timeout, _wrapper(self.counter, where))
+                ran = program.run_once(self.starter, argv, env, self.options.timeout, _wrapper(self.counter, where))
                 counted = _counted(self.counter, where) if ran.status == 0 else None
             if ran.status != 0:
                 m.status, m.reason = "error", f"a run {ran.said()}; it was not counted. Last lines: {ran.tail()}"
@@ -70,8 +70,9 @@ def _counted(counter: str, where: Path) -> int | None:
     return sum(totals) if totals and None not in totals else None
 
 
-def _perf_count(path: Path) -> int | None:
-    """The count of `perf stat -x ,`'s line for the event; None where perf could not count (`<not supported>`)."""
+def _perf_said(path: Path) -> tuple[str, str] | None:
+    """(the value, the event) of `perf stat -x ,`'s line for the event: a count, or `<not supported>`; None when
+    perf wrote no such line."""
     try:
         lines = path.read_text(errors="replace").splitlines()
     except OSError:
@@ -79,8 +80,14 @@ def _perf_count(path: Path) -> int | None:
     for line in lines:
         fields = line.split(",")
         if len(fields) > 2 and fields[2].startswith(EVENT.split(":")[0]):
-            return int(fields[0]) if fields[0].isdigit() else None
+            return fields[0], fields[2]
     return None
+
+
+def _perf_count(path: Path) -> int | None:
+    """The count perf wrote for the event; None where it could not count."""
+    said = _perf_said(path)
+    return int(said[0]) if said and said[0].isdigit() else None
 
 
 def _perf() -> str:
@@ -113,13 +120,11 @@ def _perf_cannot() -> str | None:
         return "perf is not installed"
     with tempdirs.private_dir("perf-check") as where:
         done = run([perf, "stat", "-x", ",", "-e", EVENT, "-o", str(where / "perf.csv"), "--", "true"], timeout=60)
-        if _perf_count(where / "perf.csv") is not None:
-            return None
-        said = (where / "perf.csv").read_text(errors="replace") if (where / "perf.csv").exists() else ""
-    for line in said.splitlines():          # `<not supported>,,instructions:u,…`: what perf says of the event
-        fields = line.split(",")
-        if len(fields) > 2 and fields[2].startswith("instructions"):
-            return f"perf stat reads {fields[0]} for {fields[2]}"
+        said = _perf_said(where / "perf.csv")
+    if said is not None and said[0].isdigit():
+        return None
+    if said is not None:                    # `<not supported>,,instructions:u,…`
+        return f"perf stat reads {said[0]} for {said[1]}"
     return " ".join(done.output.split())[-200:] or f"perf stat exited with {done.returncode}"
 
 
