@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import run_cli
+from conftest import SHARED_LIB, run_cli
 
 from sslperf import figures
 from sslperf.errors import SslperfError
@@ -184,9 +184,9 @@ def test_a_shared_build_is_given_to_a_program_built_for_its_soname_and_refused_a
                                                                                                tmp_path):
     from sslperf.libs import installed, loader
 
-    built = run_cli("libs", "build", "openssl-1.1.1w+shared", env=e2e_env, timeout=1800)
+    built = run_cli("libs", "build", SHARED_LIB, env=e2e_env, timeout=1800)
     assert built.returncode == 0, built.stderr + built.stdout
-    lib = installed.find("openssl-1.1.1w+shared")
+    lib = installed.find(SHARED_LIB)
     assert loader.linkages(lib) == ["static", "shared"]
     assert "static + shared" in run_cli("libs", "list", env=e2e_env).stdout
     # A program built against 1.1.1w's shared libraries, with no RPATH: only the loader's path finds them.
@@ -195,7 +195,7 @@ def test_a_shared_build_is_given_to_a_program_built_for_its_soname_and_refused_a
     prefix = lib.prefix
     subprocess.run(["gcc", "-o", str(tmp_path / "client11"), str(source), f"-I{prefix / 'include'}",
                     f"-L{loader.shared_dir(lib)}", "-lssl", "-lcrypto"], check=True, timeout=120)
-    result = run_cli("exec", "--lib", "openssl-1.1.1w+shared", "--runs", "2", "--rounds", "1", "--json", "--",
+    result = run_cli("exec", "--lib", SHARED_LIB, "--runs", "2", "--rounds", "1", "--json", "--",
                      tmp_path / "client11", env=e2e_env, timeout=300)
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
@@ -208,7 +208,7 @@ def test_a_shared_build_is_given_to_a_program_built_for_its_soname_and_refused_a
     assert on_3x.returncode == 2 and "needs libssl.so.1.1" in on_3x.stderr, on_3x.stderr
     # A program built for 3.x (curl) given 1.1.1w: it loads the system's libssl.so.3 instead, and is refused.
     if shutil.which("curl"):
-        curl = run_cli("exec", "--lib", "openssl-1.1.1w+shared", "--", "curl", "--version", env=e2e_env,
+        curl = run_cli("exec", "--lib", SHARED_LIB, "--", "curl", "--version", env=e2e_env,
                        timeout=300)
         assert curl.returncode == 2, curl.stderr
         assert "libssl.so.3" in curl.stderr and "provides libcrypto.so.1.1, libssl.so.1.1" in curl.stderr, curl.stderr
