@@ -48,6 +48,13 @@ if [ "${EXTRAS:-}" = "test" ]; then
   want runuser util-linux
   # bench/exec_vs_hyperfine.py times one command by `sslperf exec` and by hyperfine, side by side.
   want hyperfine hyperfine
+  # Probes for 64-bit ARM (`sslperf probe build --lib openssl-…+aarch64`): Debian's cross tool chain builds
+  # them, and qemu-user runs them here, for correctness only.
+  want aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+  want /usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
+  want qemu-aarch64 qemu-user
+  # tests/test_probe.py runs a probe's driver with BusyBox's applets alone, as on a board.
+  want busybox busybox-static
   # tests/test_docs.py renders the man page with groff's warnings on.
   want groff groff-base
   # `sslperf recommend` snippets are checked by the servers' own config parsers.

@@ -30,6 +30,12 @@ RUSTLS_LIB = "rustls-0.15+ring"
 assert RUSTLS_LIB in E2E_LIBS
 WOLFSSL_LIB = "wolfssl"
 assert WOLFSSL_LIB in E2E_LIBS
+SHARED_LIB = "openssl-1.1.1w+minimal+shared"   # shared objects for `sslperf exec` to give a program
+assert SHARED_LIB in E2E_LIBS
+ARM_LIB = "openssl-1.1.1w+minimal+aarch64"     # cross-compiled: measured only by a probe (under qemu-user here)
+assert ARM_LIB in E2E_LIBS
+WINDOWS_LIB = "openssl-1.1.1w+minimal+mingw"   # openssl.exe for a Windows probe (run under Wine here)
+assert WINDOWS_LIB in E2E_LIBS
 
 
 def pytest_configure(config):

@@ -98,3 +98,26 @@ def test_a_run_in_the_container_lands_in_the_store_outside(image, postgres_url):
         assert len(m.wall_ns) >= 10 and all(ns > 0 for ns in m.wall_ns)
         assert all(ops > 0 for ops in m.ops)
         assert m.summary().median > 0
+
+
+BASE = os.environ.get("SSLPERF_BASE_IMAGE", "localhost/sslperf-base:bookworm")     # Debian with no Python
+
+
+def test_a_probe_runs_in_a_container_with_no_python_and_its_results_import(image, built_openssl, built_openssl3,
+                                                                           in_e2e_cache, tmp_path):
+    from conftest import run_cli
+
+    probe = tmp_path / "probe.tar.gz"
+    made = run_cli("probe", "build", "--lib", built_openssl, "--lib", built_openssl3, "--case", CASES[0],
+                   "--samples", "4", "--processes", "2", "--time", "5", "-o", probe, timeout=900)
+    assert made.returncode == 0, made.stderr
+    # The base image the sslperf image is built on: Debian's essential packages, no Python; no network either.
+    script = ("if command -v python3 || command -v python; then exit 9; fi; cd /probe && tar xzf probe.tar.gz && "
+              "sh sslperf-probe-*/run.sh /probe/results")
+    ran = podman("run", "--rm", "--network=none", "--hostname", "probe-target", "-v", f"{tmp_path}:/probe:Z", BASE,
+                 "sh", "-c", script, timeout=600)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    imported = run_cli("import", tmp_path / "results.tar.gz", "--show")
+    assert imported.returncode == 0, imported.stderr
+    assert "on host probe-target" in imported.stdout, imported.stdout
+    assert "aes-128-gcm encrypt 1350 B" in imported.stdout and "openssl-3.6.3" in imported.stdout, imported.stdout

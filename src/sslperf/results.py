@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from sslperf import families, figures
 from sslperf.cases.ids import Case, parts_of, shape
+from sslperf.errors import SslperfError
 from sslperf.stats import Summary, describe
 
 METRICS = ("wall", "cpu", "instructions")
@@ -234,6 +235,20 @@ class RecordedMeasurement:
     settings: dict = field(default_factory=dict)
 
 
+def refuse_emulated_beside_native(runs: list[Run]) -> None:
+    """A probe's run under an emulator (qemu-user) timed the emulator: it is read beside runs emulated alike only,
+    never beside a native run (compare, a report across runs)."""
+    said = {run.id: (run.environment.get("probe") or {}).get("emulated") for run in runs}
+    if len(set(said.values())) < 2:
+        return
+    emulated = next(run_id for run_id, how in said.items() if how)
+    other = next(run_id for run_id, how in said.items() if how != said[emulated])
+    raise SslperfError(f"Run {emulated} was {said[emulated]}, and run {other} was not measured alike: an emulator's "
+                       "timings say whether a probe works, not how fast its code runs, so the two are not read side "
+                       "by side.", hint=f"Read the emulated run's libraries with each other (`sslperf compare "
+                       f"{emulated}`), or run the probe on the machine it was built for.")
+
+
 def merge(runs: list[Run]) -> Run:
     """Several runs as one, for a report across runs. A library measured in
     more than one run keeps its name when the runs measured different cases
@@ -241,6 +256,7 @@ def merge(runs: list[Run]) -> Run:
     same case, it is told apart as NAME@MASK or NAME@RUN."""
     if len(runs) == 1:
         return runs[0]
+    refuse_emulated_beside_native(runs)
     cases: dict[str, list[set[str]]] = {}
     for run in runs:
         for lib in run.libs:

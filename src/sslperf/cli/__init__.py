@@ -26,7 +26,7 @@ VERBS = {"libs": "libs:libs", "speed": "speed:speed", "api": "api:api", "tls": "
          "compare": "compare:compare", "noise": "noise:noise", "report": "report:report",
          "import": "imports:import_cmd", "offload": "offload:offload", "profile": "profile:profile",
          "scale": "scale:scale", "bisect": "bisect:bisect", "track": "track:track", "regressions": "regressions:regressions_cmd", "recommend": "recommend:recommend",
-         "fleet": "fleet:fleet", "serve-load": "serve_load:serve_load", "exec": "exec_cmd:exec_cmd",
+         "fleet": "fleet:fleet", "serve-load": "serve_load:serve_load", "exec": "exec_cmd:exec_cmd", "probe": "probe:probe",
          "measure-request": "measure_request:measure_request"}
 
 

@@ -10,7 +10,8 @@ from rich.markup import escape
 
 from sslperf.cli import common
 from sslperf.cli.common import make_console
-from sslperf.cli.options import (OutputPath, details_option, finite, int_range, out_dir_callback, out_file_option,
+from sslperf.cli.options import (OutputPath, checked_target, details_option, finite, int_range, out_dir_callback,
+                                 out_file_option,
                                  provider_options)
 from sslperf.measure import limits
 
@@ -38,6 +39,9 @@ err_console = make_console(stderr=True)
               help="Do not explain the largest count with a CPU per thread (lock waits, CPU shares).")
 @click.option("--plot", "plot_dir", type=OutputPath(directory=True), callback=out_dir_callback,
               help="Also draw the curves (PNG and SVG) into this directory.")
+@click.option("--probe", "probe_out", type=OutputPath(), callback=checked_target, metavar="ARCHIVE",
+              help="Measure nothing here: write the sweep as a probe (`sslperf probe build`) to run on another "
+                   "machine — a many-core server — and `sslperf import` its results.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of tables.")
 @details_option
 @out_file_option("Also write the run as JSON here.")
@@ -56,6 +60,7 @@ def scale(ctx, **options) -> None:
       sslperf scale --lib openssl-1.1.1w --lib openssl-3.0 --lib openssl-3.6
       sslperf scale --lib system --case api/digest/sha256/implicit-fetch/64 --threads 1,2 --json
       sslperf scale --lib openssl-3.0 --case tls/resume/tls1.3/ticket/x25519/ecdsa-p256 --plot out/
+      sslperf scale --lib openssl-1.1.1w --lib openssl-3.6 --threads 1,2,4,8,16,32,64 --probe sweep.tar.gz
     """
     from sslperf import pinning
     from sslperf.scale import plot, render, sweep
@@ -65,6 +70,14 @@ def scale(ctx, **options) -> None:
                             o["seconds"], o["rounds"], not o["no_pin"], not o["no_explain"], o["providers"],
                             o["fips_modules"])
     said = err_console if o["as_json"] else console
+    if o["probe_out"]:
+        from sslperf.probe import archive
+
+        built = archive.build(request, Path(o["probe_out"]), progress=lambda what: said.print(f"… {escape(what)}"))
+        said.print(f"✓ probe {escape(built.manifest['probe'])}: the sweep of {len(request.cases)} cases (a case × a "
+                   f"thread count) → {escape(str(o['probe_out']))}; on the target: tar xzf it && sh "
+                   "sslperf-probe-*/run.sh, then sslperf import its results.tar.gz here")
+        return
     run = _run(ctx, request, o, said)
     curves = sweep.curves(run)
     if o["plot_dir"]:

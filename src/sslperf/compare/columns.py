@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sslperf.compare.verdicts import Column
 from sslperf.errors import SslperfError
 from sslperf.libs import installed
-from sslperf.results import Run
+from sslperf.results import Run, refuse_emulated_beside_native
 from sslperf.store.latest import looks_like_run_id
 
 CANDIDATES = 20         # a library's newest complete runs that its column may come from
@@ -56,6 +56,7 @@ def resolve(store, items: tuple[str, ...]) -> tuple[list[Column], dict[str, Run]
         columns[choice.index] = Column(choice.name, run_id, choice.name)
         picked[(run_id, choice.name)] = how
         runs[run_id] = runs.get(run_id) or store.load(run_id)
+    refuse_emulated_beside_native([runs[run_id] for run_id in {c.run_id for c in columns}])
     labels = [c.lib for c in columns]
     if len(set(labels)) != len(labels):   # the same lib from two runs: tell them apart
         columns = [Column(f"{c.lib}@{c.run_id}", c.run_id, c.lib) for c in columns]

@@ -23,7 +23,7 @@ from typing import IO, Protocol
 import sslperf
 from sslperf import paths, tempdirs
 from sslperf.errors import BuildFailed, BuildInterrupted, SslperfError
-from sslperf.libs import build_systems, fips, footprint, relocation, releases, sources, variants
+from sslperf.libs import build_systems, fips, footprint, relocation, releases, sources, targets, variants
 from sslperf.libs.installed import MANIFEST, lib_from_manifest, libs_root
 from sslperf.libs.build_systems import compiler_launcher, launcher_env, launcher_version
 from sslperf.libs.model import Lib, harness_backend, prefix_linkage, version_from_string
@@ -277,7 +277,8 @@ def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.Co
         wanted = {"rustls": "librustls_ffi.a and rustls.h", "wolfssl": "libwolfssl.a and wolfssl/ssl.h"}.get(
             backend, "libssl/libcrypto")
         raise BuildFailed(f"The build `{lib_name(request)}` installed no {wanted} under {staged_prefix}.")
-    result = footprint.probe(linkage, backend=backend)
+    target = targets.of(request.variants)
+    result = footprint.probe(linkage, backend=backend, target=target)
     if flavor == "openssl" and request.source.version not in result.version_string:
         raise BuildFailed(f"The build reports `{result.version_string}`, not OpenSSL {request.source.version}.")
     lib_dir = staged_prefix / "lib"
@@ -285,14 +286,15 @@ def _manifest(request: BuildRequest, key: str, compiler: dict, plan: variants.Co
     stems = {"rustls": ("librustls_ffi",), "wolfssl": ("libwolfssl",)}.get(backend, ("libcrypto", "libssl"))
     for stem in stems:
         archive = lib_dir / f"{stem}.a"
-        measured = footprint.file_footprint(archive)
+        measured = footprint.file_footprint(archive, target)
         measured.path = f"lib/{archive.name}"
         files[stem] = asdict(measured)
     tools = {}
     for tool, args in (("openssl", ["version"]), ("bssl", None)):
-        binary = staged_prefix / "bin" / tool
+        binary = staged_prefix / "bin" / (tool + (target.exe if target else ""))
         if binary.exists():
-            tools[tool] = run([binary, *args], timeout=60).output.strip() if args else "present"
+            tools[tool] = run([*(target.here() if target else []), binary, *args], timeout=120).output.strip() \
+                if args else "present"
     log.write(f"# probe: {result.version_string}; tools: {tools}\n")
     return {
         "name": lib_name(request),

@@ -15,7 +15,7 @@ from typing import IO
 
 from sslperf.errors import BuildFailed
 from sslperf import paths
-from sslperf.libs import fips, variants
+from sslperf.libs import fips, targets, variants
 from sslperf.libs.model import RUSTLS_ARCHIVE, RUSTLS_HEADER
 from sslperf.proc import require_tool, run
 
@@ -142,13 +142,18 @@ class _OpenSSLBuild(_Job):
         shared = "shared" in self.request.variants
         fixed = ([] if shared else ["no-shared"]) + [f"no-{f}" for f in ("module", "tests") if f in features
                                                      and not (f == "module" and fips_module)]
-        configure = [perl, self.src / "Configure", _openssl_target(), f"--prefix={self.prefix}",
+        target = targets.of(self.request.variants)
+        configure = [perl, self.src / "Configure", target.configure if target else _openssl_target(),
+                     f"--prefix={self.prefix}",
                      f"--openssldir={self.prefix / 'ssl'}", "--libdir=lib", *fixed,
                      *plan.options, *plan.cflags]
         plan.options = fixed + plan.options
         launcher = compiler_launcher()
         cc = variants.compilers(chosen, "openssl").get("cc") or os.environ.get("CC", "cc")
-        self.step("configure", configure, 600, env={"CC": f"{launcher} {cc}" if launcher else cc})
+        cross = {tool.upper(): target.tool(tool) for tool in ("ar", "ranlib", "nm")} if target else {}
+        if target and target.exe:
+            cross["RC"] = target.tool("windres")        # Windows resources (the version info in openssl.exe)
+        self.step("configure", configure, 600, env={"CC": f"{launcher} {cc}" if launcher else cc, **cross})
         if shared and not (self.src / "util" / "mkdef.pl").exists():
             _own_version_scripts(self.build_dir / "Makefile")
         makefile = (self.build_dir / "Makefile").read_text(errors="replace")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sslperf import tempdirs
 from sslperf.errors import SslperfError
+from sslperf.libs import targets
 from sslperf.proc import require_tool, run, run_ok
 
 # The probe program per harness backend (libs.model.harness_backend).
@@ -44,15 +45,21 @@ class ProbeResult:
     shared_objects: dict[str, str]   # soname → resolved path, for dynamic links
 
 
-def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl") -> ProbeResult:
+def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl",
+          target: targets.Target | None = None) -> ProbeResult:
     """Compile and run the probe against `linkage`; check it works (an OpenSSL-API library hashes right, a
-    rustls one makes a client connection)."""
-    compiler = require_tool("cc", "to compile programs against the library")
+    rustls one makes a client connection). A cross build's (`target`) is linked statically by the cross compiler
+    and run under qemu-user."""
+    compiler = target.tool("gcc") if target else require_tool("cc", "to compile programs against the library")
     own_dir = workdir is None
     workdir = tempdirs.make("probe") if own_dir else workdir
     try:
         binary = workdir / "probe"
-        result = run(linkage.command(compiler, PROBE_SOURCES[backend], binary), timeout=180)
+        binary = binary.with_name(binary.name + (target.exe if target else ""))
+        argv = linkage.command(compiler, PROBE_SOURCES[backend], binary, ["-static"] if target else None)
+        if target:      # the target's system libraries, not this machine's
+            argv = [a for a in argv if not a.startswith(("-l", "-pthread"))] + list(target.system_libs)
+        result = run(argv, timeout=180)
         if result.returncode != 0:
             raise SslperfError(
                 "The probe program does not compile or link against this library:\n"
@@ -60,14 +67,19 @@ def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl
                 hint="Check that the prefix holds include/openssl/ssl.h and libssl/libcrypto."
                 if backend == "openssl" else f"Check that the prefix holds the {backend} headers and static library.",
             )
-        output = run_ok([binary], timeout=60)
-        info = json.loads(output)
+        output = run_ok([*(target.here() if target else []), binary], timeout=120)
+        try:
+            info = json.loads(output[output.find("{"):] if "{" in output else output)
+        except ValueError:
+            raise SslperfError("The probe program built against the library ran but printed no report:\n    "
+                               + "\n    ".join(output.strip().splitlines()[-8:] or ["(nothing)"]),
+                               hint="Its last lines are above; the build's log has the rest.") from None
         if backend == "rustls" and not info.get("connection"):
             raise SslperfError("rustls-ffi could not make a client connection in the probe program.")
         if backend != "rustls" and info["sha256_abc"] != SHA256_ABC:
             raise SslperfError(f"The library computed a wrong SHA-256 of 'abc' ({info['sha256_abc']}).")
-        text, data, bss = section_sizes(binary)
-        shared = {} if linkage.static else linked_shared_objects(binary)
+        text, data, bss = section_sizes(binary, target)
+        shared = {} if linkage.static or target else linked_shared_objects(binary)
         return ProbeResult(info["flavor"], info["version_string"], int(info["version_number"]),
                            info.get("library_version"), text, data, bss, shared)
     finally:
@@ -75,9 +87,9 @@ def probe(linkage: Linkage, workdir: Path | None = None, backend: str = "openssl
             tempdirs.remove(workdir)
 
 
-def section_sizes(path: Path) -> tuple[int, int, int]:
-    """text, data and bss of an object, archive (summed) or program, as `size` counts them."""
-    size = require_tool("size", "to measure library footprints")
+def section_sizes(path: Path, target: targets.Target | None = None) -> tuple[int, int, int]:
+    """text, data and bss of an object, archive (summed) or program, as `size` (the target's) counts them."""
+    size = target.tool("size") if target else require_tool("size", "to measure library footprints")
     out = run_ok([size, "--format=berkeley", "--totals", path], timeout=60)
     rows = [line.split() for line in out.strip().splitlines()[1:]]
     total = rows[-1]
@@ -107,8 +119,8 @@ class FileFootprint:
     bss: int
 
 
-def file_footprint(path: Path) -> FileFootprint:
-    text, data, bss = section_sizes(path)
+def file_footprint(path: Path, target: targets.Target | None = None) -> FileFootprint:
+    text, data, bss = section_sizes(path, target)
     return FileFootprint(str(path), path.stat().st_size, text, data, bss)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sslperf import suggest
 from sslperf.errors import BuildFailed, SslperfError
+from sslperf.libs import targets
 
 # The OpenSSL tuning talk, "Minimal TLS implementation with reasonable compatibility and performance".
 MINIMAL_DISABLE = (
@@ -39,6 +40,7 @@ class Variant:
     rustls_only: bool = False
     wolfssl: tuple[str, ...] = ()           # wolfSSL configure options (a variant with none does not apply)
     compiler: str | None = None             # "clang": clang and clang++ instead of $CC/$CXX (cc, c++)
+    cross: bool = False                     # built for another machine (libs.targets): never measured here
 
 # wolfSSL's configure for every build: TLS 1.3 and 1.2 with the groups, certificates and suites the TLS cases use,
 # tickets, DTLS 1.2 and 1.3, the primitives the wolfCrypt families measure, and the speed-relevant code this CPU can
@@ -89,6 +91,12 @@ VARIANTS: dict[str, Variant] = {
                 "built against them can be given them)"),
         Variant("ktls", "enable-ktls: kernel TLS (SSL_OP_ENABLE_KTLS) for `sslperf tls --transfer --loopback`; "
                 "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
+        Variant("aarch64", "cross-compiled for 64-bit ARM Linux by Debian's cross tool chain "
+                "(gcc-aarch64-linux-gnu): measured on an ARM machine by a probe (`sslperf probe build`), never here; "
+                "its check runs under qemu-user", openssl_only=True, cross=True),
+        Variant("mingw", "cross-compiled for 64-bit Windows by MinGW-w64 (gcc-mingw-w64-x86-64), as seed 003 built "
+                "openssl.exe: measured on Windows by a probe (its `openssl.exe speed`), never here; its check runs "
+                "under Wine", openssl_only=True, cross=True),
         Variant("ring", "rustls with the ring crypto provider", cargo_features=("ring",), rustls_only=True),
         Variant("aws-lc-rs", "rustls with the aws-lc-rs crypto provider (the default)", cargo_features=("aws-lc-rs",),
                 rustls_only=True),
@@ -132,6 +140,9 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
     if len(providers) > 1:
         raise SslperfError(f"Variants {' and '.join(sorted(providers))} each choose rustls' crypto provider; pick one.",
                            hint="`pq-first` needs aws-lc-rs (ring has no ML-KEM).")
+    crossed = [v.name for v in chosen if v.cross]
+    if len(crossed) > 1:
+        raise SslperfError(f"Variants {' and '.join(crossed)} each choose the machine the build runs on; pick one.")
     levels = {v.opt_level for v in chosen if v.opt_level}
     if len(levels) > 1:
         raise SslperfError(f"Variants {' and '.join(sorted(levels))} both set the optimisation level; pick one.")
@@ -183,6 +194,9 @@ def compilers(chosen: list[Variant], flavor: str) -> dict[str, str]:
     always clang's: its build requires it."""
     if flavor == "boringssl-fips" or any(v.compiler == "clang" for v in chosen):
         return {"cc": "clang", "cxx": "clang++"}
+    target = targets.of([v.name for v in chosen])
+    if target is not None:
+        return {"cc": f"{target.tools}gcc", "cxx": f"{target.tools}g++"}
     return {}
 
 

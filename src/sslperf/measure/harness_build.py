@@ -22,8 +22,9 @@ CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-deprecated-declarations"]
 
 
 def compile_harness(cc: str, harness_dir: Path, backend: str, sources: list[Path], lib: Lib, workdir: Path,
-                    binary: Path) -> list[Result]:
-    """Compile `sources` (files under `harness_dir`) against `lib` in `workdir` into `binary`. The failed steps'
+                    binary: Path, static: bool = False) -> list[Result]:
+    """Compile `sources` (files under `harness_dir`) against `lib` in `workdir` into `binary` (`static`: linked
+    with -static, the C library too, for a probe that runs where nothing is installed). The failed steps'
     results, [] when the harness was made."""
     (workdir / "harness").symlink_to(harness_dir, target_is_directory=True)
     cflags = _relative_includes(lib.linkage.cflags, workdir)
@@ -43,7 +44,8 @@ def compile_harness(cc: str, harness_dir: Path, backend: str, sources: list[Path
     failed = [result for result, _ in compiled if result.returncode != 0]
     if failed:
         return failed
-    link = run([cc, *[obj for _, obj in compiled], "-o", binary, *lib.linkage.libs], timeout=300, cwd=workdir)
+    link = run([cc, *[obj for _, obj in compiled], "-o", binary, *(["-static"] if static else []), *lib.linkage.libs],
+               timeout=300, cwd=workdir)
     return [link] if link.returncode != 0 else []
 
 

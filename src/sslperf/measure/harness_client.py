@@ -25,6 +25,7 @@ from pathlib import Path
 from sslperf import paths, tempdirs
 from sslperf.errors import SslperfError
 from sslperf.libs.build import compiler_identity
+from sslperf.libs import targets
 from sslperf.libs.model import Lib, harness_backend
 from sslperf.measure.harness_build import compile_harness
 from sslperf.pinning import child_setup
@@ -71,23 +72,30 @@ def environment(lib: Lib, extra: dict[str, str] | None = None) -> dict[str, str]
     return {**os.environ, **lib.env, **(extra or {})}
 
 
-def harness_binary(lib: Lib) -> Path:
-    """The harness compiled against `lib` (cached)."""
+def harness_binary(lib: Lib, static: bool = False) -> Path:
+    """The harness compiled against `lib` (cached); `static`: linked with -static (a probe's), a build of its own."""
     if lib.linkage is None:
         raise SslperfError(f"{lib.name} has no usable headers and libraries to compile the harness against.",
                            hint=f"Check `sslperf libs info {lib.name}`.")
-    compiler = compiler_identity(cmake=False)
+    machine = targets.of(lib.variants)
+    if machine is not None and not static:
+        raise SslperfError(f"{lib.name} is cross-compiled for {machine.name}: it runs there, not on this machine, "
+                           "so it is measured by a probe. Nothing was measured.",
+                           hint=f"`sslperf probe build --lib {lib.name} … -o probe.tar.gz`, run it on the "
+                                f"{machine.machine} machine, then `sslperf import` its results here.")
+    compiler = compiler_identity(cmake=False, programs={"cc": f"{machine.tools}gcc"} if machine else None)
     backend = harness_backend(lib.flavor)
-    key = hashlib.sha256(json.dumps([source_digest(backend), lib_identity(lib), compiler]).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([source_digest(backend), lib_identity(lib), compiler, *(["static"] if static else [])])
+                         .encode()).hexdigest()
     target = paths.subdir("harness") / f"{(lib.base or lib.name).replace('/', '_')}-{key[:16]}" / "sslperf-harness"
     if target.exists():
         return target
-    cc = require_tool("cc", "to compile the measuring harness")
+    cc = machine.tool("gcc") if machine else require_tool("cc", "to compile the measuring harness")
     workdir = tempdirs.make("harness", cache=True)
     try:
         binary = workdir / "sslperf-harness"
         sources = [p for p in _sources(backend) if p.suffix == ".c"]
-        failed = compile_harness(cc, HARNESS_DIR, backend, sources, lib, workdir, binary)
+        failed = compile_harness(cc, HARNESS_DIR, backend, sources, lib, workdir, binary, static)
         if failed:
             output = "\n".join(result.output for result in failed)
             errors = [line for line in output.splitlines() if "error" in line] or output.splitlines()

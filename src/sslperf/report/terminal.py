@@ -329,6 +329,13 @@ def header(run: Run) -> Group:
         lines = [f"[bold]run {escape(run.id)}[/] on {escape(env.get('cpu_model') or '?')} ({env.get('cpus')} CPUs, "
                  f"kernel {escape(env.get('kernel') or '?')}, governor {escape(str(env.get('governor') or 'n/a'))})",
                  f"CPU flags: {escape(' '.join(env.get('cpu_flags') or [])) or 'none detected'}"]
+    if env.get("probe"):        # measured where sslperf is not installed, by the driver of a probe it built
+        probe = env["probe"]
+        lines.append(f"measured by probe {escape(str(probe.get('id')))} ({escape(str(probe.get('target')))}) on host "
+                     f"{escape(str(env.get('host')))}, imported; pinning: {escape(str(probe.get('pinning')))}"
+                     + (f"; [bold yellow]{escape(str(probe['emulated']))}: timings not comparable with native "
+                        "ones[/]" if probe.get("emulated") else "")
+                     + (f"; run by {escape(str(probe['runner']))}" if probe.get("runner") else ""))
     if env.get("instruction_counter"):
         lines.append(f"instructions counted by {escape(str(env['instruction_counter']))}; hardware counter: "
                      f"{escape(env.get('hardware_instruction_counter') or '?')}")

@@ -372,6 +372,9 @@ static int serve_mode(int argc, char **argv)
             break;
         if (strcmp(cmd, "info") == 0) {
             emit_info();
+        } else if (strcmp(cmd, "clock") == 0) {     /* a probe's driver marks when each round began */
+            printf("{\"type\":\"clock\",\"monotonic_ns\":%llu}\n", (unsigned long long)sp_now_ns(SP_WALL));
+            fflush(stdout);
         } else if (strcmp(cmd, "prepare") == 0 && n >= 2) {
             prep_result res;
             bench_case *c = prepare(id, &res);

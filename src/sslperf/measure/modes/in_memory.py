@@ -145,16 +145,8 @@ class Session(base.Session):
             reply = self._sample(case, lib)
             retaken += 1
             self.futile[case.id] = self.futile.get(case.id, 0) + 1 if _waited(reply) else 0
-        if reply["type"] != "samples":
-            return Measurement.of(case, lib.name, "error", reply.get("reason"))
         unit, bytes_per_op = self.units[(case.id, lib.name)]
-        got = Measurement.of(case, lib.name, unit=unit, bytes_per_op=bytes_per_op, ops=list(reply["ops"]),
-                          wall_ns=list(reply["wall_ns"]), cpu_ns=list(reply["cpu_ns"]))
-        got.figures = {key: list(reply[key]) for key in REPLY_FIGURES if key in reply}
-        got.figures[figures.PROCESS] = [self.workers.pid(lib)] * len(got.ops)
-        if figures.WAIT in got.figures:
-            got.figures[figures.RETAKEN] = [retaken] * len(got.ops)
-        return got
+        return round_of(case, lib.name, reply, unit, bytes_per_op, self.workers.pid(lib), retaken)
 
     def release(self, case: Case, libs: list[Lib]) -> None:
         self.workers.release(case, libs)
@@ -180,6 +172,20 @@ class Session(base.Session):
                            for reply in (self._sample(case, lib) for lib in ready))
         return round_ns
 
+
+
+def round_of(case: Case, lib: str, reply: dict, unit: str, bytes_per_op: int, process: int, retaken: int) -> Measurement:
+    """One round's result from a worker's `sample` reply (or its failure): the samples, the reply's figures, the
+    worker process and how often the sample was taken again. A probe's import reads its driver's replies here too."""
+    if reply.get("type") != "samples":
+        return Measurement.of(case, lib, "error", reply.get("reason") or "no reason given")
+    got = Measurement.of(case, lib, unit=unit, bytes_per_op=bytes_per_op, ops=list(reply["ops"]),
+                         wall_ns=list(reply["wall_ns"]), cpu_ns=list(reply["cpu_ns"]))
+    got.figures = {key: list(reply[key]) for key in REPLY_FIGURES if key in reply}
+    got.figures[figures.PROCESS] = [process] * len(got.ops)
+    if figures.WAIT in got.figures:
+        got.figures[figures.RETAKEN] = [retaken] * len(got.ops)
+    return got
 
 
 MODE_TEMPLATES = ("cipher", "digest", "mac", "sig", "kex", "kem", "keygen", "api", "tls/handshake", "tls/resume",

@@ -69,19 +69,7 @@ class Session(base.Session):
         except HarnessError as failed:
             m.status, m.reason = "error", failed.message
             return m
-        if reply.get("type") != "threads":
-            m.status = "n/a" if reply.get("type") == "na" else "error"
-            m.reason = reply.get("reason") or "an operation failed"
-            return m
-        if reply.get("bytes_per_op"):
-            m.unit, m.bytes_per_op = "bytes", reply["bytes_per_op"]
-        m.ops, m.wall_ns = [sum(reply["ops"])], [reply["wall_ns"]]
-        m.figures = {figures.PER_THREAD: list(reply["ops"])}
-        if reply.get("wait_ns"):                # the threads' run-queue wait, all together: preemption, not locks
-            m.figures[figures.WAIT] = [sum(reply["wait_ns"])]
-        if reply.get("op_wall_ns"):             # TLS handshakes: a uniform sample of each thread's latencies
-            m.figures[figures.OP_WALL] = list(reply["op_wall_ns"])
-        return m
+        return round_of(case, lib.name, reply)
 
     def finish(self, results: list[Measurement]) -> list[str]:
         """Thread counts beyond the CPUs this process may use share cores: say so (and only then). With `explain`,
@@ -121,6 +109,24 @@ class Session(base.Session):
 
     def cpus(self) -> set[int]:
         return set(pinning.allowed())
+
+
+def round_of(case: Case, lib: str, reply: dict) -> Measurement:
+    """One round's result from `harness threads`' reply (or why it failed). A probe's import reads its replies here."""
+    m = Measurement.of(case, lib, unit="ops", note=case.part("mode"))
+    if reply.get("type") != "threads":
+        m.status = "n/a" if reply.get("type") == "na" else "error"
+        m.reason = reply.get("reason") or "an operation failed"
+        return m
+    if reply.get("bytes_per_op"):
+        m.unit, m.bytes_per_op = "bytes", reply["bytes_per_op"]
+    m.ops, m.wall_ns = [sum(reply["ops"])], [reply["wall_ns"]]
+    m.figures = {figures.PER_THREAD: list(reply["ops"])}
+    if reply.get("wait_ns"):                # the threads' run-queue wait, all together: preemption, not locks
+        m.figures[figures.WAIT] = [sum(reply["wait_ns"])]
+    if reply.get("op_wall_ns"):             # TLS handshakes: a uniform sample of each thread's latencies
+        m.figures[figures.OP_WALL] = list(reply["op_wall_ns"])
+    return m
 
 
 MODE = base.Mode("threads", "across threads", ("threads",), base.ALL_BACKENDS,
