@@ -24,7 +24,8 @@ CASES = ["digest/sha256/1024", "cipher/aes-128-gcm/encrypt/16384"]
 SH = shutil.which("dash") or "/bin/sh"
 
 # A harness that speaks the serve protocol and measures nothing. FAKE_WAIT: every sample says it waited that many
-# ns for its CPU (of a 1 ms sample); FAKE_DIE: this harness exits at its Nth sample (the first is the warm-up).
+# ns for its CPU (of a 1 ms sample); FAKE_DIE: this harness exits at its Nth sample (the first is the warm-up);
+# FAKE_HANG: it answers nothing from its Nth sample on.
 FAKE = r"""#!/bin/sh
 n=0
 while IFS= read -r line; do
@@ -34,7 +35,7 @@ while IFS= read -r line; do
     clock) echo '{"type":"clock","monotonic_ns":'$(date +%s%N)'}' ;;
     prepare) echo '{"type":"prepared","case":"'$2'","unit":"bytes","bytes_per_op":1024}' ;;
     calibrate) echo '{"type":"calibrated","case":"'$2'","iters":'"$FAKE_ITERS"'}' ;;
-    sample) n=$((n + 1)); [ "$n" = "${FAKE_DIE:-0}" ] && exit 3
+    sample) n=$((n + 1)); [ "$n" = "${FAKE_DIE:-0}" ] && exit 3; [ "$n" = "${FAKE_HANG:-0}" ] && exec sleep 600
             echo '{"type":"samples","case":"'$2'","unit":"bytes","bytes_per_op":1024,"ops":['$3'],"wall_ns":[1000000],"cpu_ns":[990000],"wait_ns":['"${FAKE_WAIT:-0}"'],"slices":[1]}' ;;
     release) echo '{"type":"released","case":"'$2'"}' ;;
     quit) exit 0 ;;
@@ -131,6 +132,18 @@ def test_a_worker_that_dies_costs_its_library_the_case_not_the_probe(sslperf_dir
     assert by[(CASES[0], "fake-a")].status == "ok" and len(by[(CASES[0], "fake-a")].ops) == 4
     dead = by[(CASES[0], "fake-b")]
     assert dead.status == "error" and "exited (status 3)" in dead.reason and len(dead.ops) == 1, dead.reason
+
+
+def test_a_worker_that_stops_answering_is_stopped_and_the_probe_goes_on(sslperf_dirs, tmp_path):
+    probe = fake_probe(tmp_path, processes=1, samples=4, env={"fake-a": {"FAKE_HANG": 3}})
+    plan_sh = probe / "plan.sh"
+    plan_sh.write_text(plan_sh.read_text().replace("ANSWER_SECONDS=600", "ANSWER_SECONDS=5"))
+    run = results.read((drive(probe).parent / "results.tar.gz").read_bytes(), "results.tar.gz")
+    by = {(m.case, m.lib): m for m in run.measurements}
+    hung = by[(CASES[0], "fake-a")]
+    assert hung.status == "error" and "no answer for 5 s" in hung.reason and len(hung.ops) == 1, hung.reason
+    assert by[(CASES[0], "fake-b")].status == "ok" and len(by[(CASES[0], "fake-b")].ops) == 4
+    assert by[(CASES[1], "fake-b")].status == "ok"
 
 
 def _repacked(archive_path: Path, change) -> bytes:

@@ -31,6 +31,7 @@ from sslperf.probe import windows
 
 FORMAT = "sslperf-probe 1"
 DRIVER = Path(__file__).with_name("driver.sh")
+ANSWER_SECONDS = 600    # a harness that answers nothing this long is stopped (its library's case fails)
 MAX_LIBS = 6            # the driver holds a descriptor per worker, and POSIX sh addresses 3 to 8 for them
 
 
@@ -151,6 +152,7 @@ def _plan(entries: list[dict], cases: list[Case], settings, swept: threads.Optio
         "CERTS": int(certificates.needed(cases)),
         "PEM": int(certificates.pem_needed(cases)),
         "CA_CERTIFICATES": certificates.CA_CERTIFICATES,
+        "ANSWER_SECONDS": ANSWER_SECONDS,
         "THREAD_MS": swept.milliseconds,
         "THREAD_PIN": int(swept.pin),
         "ONE_THREAD_ROUNDS": swept.one_thread_rounds,

@@ -26,7 +26,9 @@ samples="$out/samples.tsv"
 pids=""
 
 say() { printf '%s\n' "$*" >&2; printf '%s\n' "$*" >> "$log"; }
+watchdog=""
 cleanup() {
+    [ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
     for p in $pids; do kill "$p" 2>/dev/null; done
     rm -rf "$work"
 }
@@ -95,7 +97,9 @@ start_workers() {   # start_workers LIB_INDEX... : fresh processes, in that orde
         mkfifo "$work/in$i"
         eval "exec $((3 + i))<>\"\$work/in$i\""
         ( if [ -n "$cpu" ]; then set -- taskset -c "$cpu" $emulator "$bin" serve; else set -- $emulator "$bin" serve; fi
-          "$@" < "$work/in$i" >&9 2>> "$log"
+          "$@" < "$work/in$i" >&9 2>> "$log" &
+          printf '%s\n' "$!" > "$work/pid$i"
+          wait "$!"
           printf '{"type":"exited","lib":%s,"status":%s}\n' "$i" "$?" >&9 ) &
         eval "pid_$i=$! gone_$i="
         pids="$pids $!"
@@ -114,24 +118,54 @@ stop_workers() {
     pids=""
 }
 
+# A harness that answers nothing for ANSWER_SECONDS is stopped (as sslperf stops a worker): `asking` holds the
+# process being asked and the question's number, and the watchdog kills one that keeps the same question that long.
+seq=0
+: > "$work/asking"
+( last="" waited=0
+  while sleep 5; do
+      kill -0 $$ 2>/dev/null || exit 0
+      now=$(cat "$work/asking" 2>/dev/null)
+      if [ -n "$now" ] && [ "$now" = "$last" ] && [ "${now%% *}" != "-" ]; then
+          waited=$((waited + 5))
+          if [ "$waited" -ge "$ANSWER_SECONDS" ]; then
+              kill -9 "${now%% *}" 2>/dev/null && printf '%s\n' "${now%% *}" >> "$work/stopped"
+              waited=0
+          fi
+      else
+          waited=0
+      fi
+      last=$now
+  done ) > /dev/null 2>&1 &        # holding no one's output open: a caller waiting for it is not kept waiting
+watchdog=$!
+asking() { seq=$((seq + 1)); printf '%s %s\n' "$1" "$seq" > "$work/asking"; }
+answered() { printf -- '- %s\n' "$seq" > "$work/asking"; }
+
 reply=""
 ask() {     # ask LIB_INDEX COMMAND... : the worker's one-line reply in $reply
     i=$1; shift
     eval "gone=\${gone_$i:-}"
     if [ -n "$gone" ]; then reply="{\"type\":\"error\",\"reason\":\"$gone\"}"; return; fi
+    harness=""
+    [ -r "$work/pid$i" ] && read -r harness < "$work/pid$i"
+    asking "${harness:--}"
     printf '%s\n' "$*" >&"$((3 + i))"
     while :; do
-        IFS= read -r reply <&9 || { reply='{"type":"error","reason":"no reply"}'; return; }
+        IFS= read -r reply <&9 || { answered; reply='{"type":"error","reason":"no reply"}'; return; }
         case "$reply" in
             '{"type":"exited",'*)
                 who=$(field lib); status=$(field status)
                 why="the harness process exited (status $status)"
                 [ "$status" -gt 128 ] && why="the harness process died (signal $((status - 128)))"
+                [ "$status" = 137 ] && [ -s "$work/stopped" ] && \
+                    why="the harness gave no answer for $ANSWER_SECONDS s and was stopped"
                 eval "gone_$who=\"\$why\""
                 [ "$who" = "$i" ] || continue
+                answered
                 [ "$*" = quit ] && return
                 reply="{\"type\":\"error\",\"reason\":\"$why\"}"; return ;;
         esac
+        answered
         return
     done
 }
@@ -240,10 +274,15 @@ sweep() {   # sweep PASS CASE_INDEX CASE : this pass's rounds of a thread count 
             [ -z "$gone" ] || continue
             begun=$(uptime_ns)
             if [ "$THREAD_PIN" = 1 ]; then
-                reply=$(SSLPERF_THREAD_CPUS="$thread_cpus" $emulator "$bin" threads "$inner" "$n" "$THREAD_MS" "$mode" 2>> "$log" | tail -n 1)
+                SSLPERF_THREAD_CPUS="$thread_cpus" $emulator "$bin" threads "$inner" "$n" "$THREAD_MS" "$mode" \
+                    > "$work/threads.out" 2>> "$log" &
             else
-                reply=$($emulator "$bin" threads "$inner" "$n" "$THREAD_MS" "$mode" 2>> "$log" | tail -n 1)
+                $emulator "$bin" threads "$inner" "$n" "$THREAD_MS" "$mode" > "$work/threads.out" 2>> "$log" &
             fi
+            asking "$!"
+            wait "$!"
+            answered
+            reply=$(tail -n 1 "$work/threads.out")
             [ -n "$reply" ] || reply='{"type":"error","reason":"the harness printed nothing"}'
             eval "pid_$i=0"
             keep sample "$pass" "$taken" "$i" "$id" "$begun" 0
