@@ -165,6 +165,7 @@ def _run(manifest: dict, machine: dict[str, str], samples: str, where: str) -> R
                         if (case_id, lib["name"]) in results]
     flags = [] if machine.get("pinned_cpu", "").isdigit() else ["workers not pinned (no taskset on the target)"]
     run.environment["noise"] = run_noise.summarise(run, flags)
+    run.started = machine.get("started") or run.started       # when the target began, not when it was imported
     run.finished = machine.get("finished") or run.started
     run.complete, run.state = True, "complete"
     return run
