@@ -327,3 +327,17 @@ def test_the_driver_needs_nothing_but_busybox(sslperf_dirs, tmp_path):
     assert len(taken) == len(CASES) * 2 * 3 and (probe / "results.tar.gz").is_file()
     machine = dict(line.split("\t", 1) for line in (probe / "results" / "machine.tsv").read_text().splitlines())
     assert machine["pinned_cpu"].isdigit() and machine["digest_0"] != "" and not machine["digest_0"].startswith("none")
+
+
+def test_keys_a_killed_driver_left_are_removed_by_the_next_run_and_a_live_ones_kept(sslperf_dirs, tmp_path):
+    scratch = tmp_path / "tmp"
+    dead, alive = scratch / "sslperf-probe.999999999", scratch / f"sslperf-probe.{os.getpid()}"
+    for d in (dead, alive):
+        (d / "certs").mkdir(parents=True)
+        (d / "certs" / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    probe = fake_probe(tmp_path / "p", processes=1, samples=3)
+    done = subprocess.run([SH, str(probe / "run.sh")], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TMPDIR": str(scratch)})
+    assert done.returncode == 0, done.stderr
+    assert not dead.exists() and (alive / "certs" / "key.pem").exists()
+    assert sorted(p.name for p in scratch.iterdir()) == [alive.name]        # its own work directory gone too

@@ -17,6 +17,10 @@ probe=$(cd "$(dirname "$0")" && pwd)
 out=${1:-"$probe/results"}
 umask 077
 mkdir -p "$out" || exit 2
+# The work directory holds the TLS cases' keys (made here, mode 0700); one a killed driver left is removed here.
+for stale in "${TMPDIR:-/tmp}"/sslperf-probe.*; do
+    [ -d "$stale" ] && ! kill -0 "${stale##*.}" 2>/dev/null && rm -rf "$stale"
+done
 work="${TMPDIR:-/tmp}/sslperf-probe.$$"
 rm -rf "$work" && mkdir "$work" || exit 2
 log="$out/log.txt"
