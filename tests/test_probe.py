@@ -341,3 +341,40 @@ def test_keys_a_killed_driver_left_are_removed_by_the_next_run_and_a_live_ones_k
     assert done.returncode == 0, done.stderr
     assert not dead.exists() and (alive / "certs" / "key.pem").exists()
     assert sorted(p.name for p in scratch.iterdir()) == [alive.name]        # its own work directory gone too
+
+
+@pytest.mark.slow
+def test_a_sweep_probe_gives_scales_curves_and_where_perf_records_the_cpu_shares_that_grew(built_openssl3,
+                                                                                          in_e2e_cache, tmp_path):
+    from sslperf.measure.perf import perf_problem
+
+    sweep = tmp_path / "sweep.tar.gz"
+    made = run_cli("scale", "--lib", built_openssl3, "--case", "api/digest/sha256/implicit-fetch/64", "--threads",
+                   "1,2", "--seconds", "0.3", "--rounds", "2", "--probe", sweep, timeout=900)
+    assert made.returncode == 0, made.stderr
+    with tarfile.open(sweep) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        tar.extractall(tmp_path, filter="data")
+    # The test command gives each worker one CPU; the target here is every CPU online (the sweep explains the
+    # largest count with a CPU per thread: at least 2 are needed).
+    online = sorted(int(c) for c in Path("/sys/devices/system/cpu/online").read_text().strip().replace("-", ",").split(","))
+    cpus = list(range(online[0], online[-1] + 1))
+    done = subprocess.run(["taskset", "-c", ",".join(map(str, cpus)), SH, str(tmp_path / top / "run.sh")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    imported = run_cli("import", tmp_path / top / "results.tar.gz", "--show")
+    assert imported.returncode == 0, imported.stderr
+    shown = " ".join(imported.stdout.split())
+    assert "2 threads" in shown and "efficiency" in shown, shown           # scale's table: rates, efficiency
+    run = json.loads(run_cli("runs", "export", "latest", "--format", "json").stdout)
+    assert run["environment"]["placement"]["threads_pinned"] is True
+    rounds = {m["case"]: len(m["ops"]) for m in run["measurements"]}
+    assert rounds == {"threads/own/001/api/digest/sha256/implicit-fetch/64": 4,        # 1 thread: twice a round
+                      "threads/own/002/api/digest/sha256/implicit-fetch/64": 2}
+    if perf_problem() or len(cpus) < 2:
+        assert not run["settings"].get("contention"), run["settings"]
+        return
+    (found,) = run["settings"]["contention"]
+    assert found["threads"] == 2 and found["lib"] == "openssl-3.6.3" and "interposer" in found["locks"]
+    assert found.get("growing") is not None, found          # the target's CPU profiles were read
+    assert "lock waits at 2 threads not measured" in shown

@@ -65,6 +65,10 @@ def import_cmd(ctx, files, lib_name, fmt, host, show) -> None:
                       f"{escape(', '.join(lib.name for lib in run.libs))} as run {escape(run.id)}")
         if show:
             from sslperf.report.terminal import print_run
+            from sslperf.scale import render
 
             print_run(run, console)
+            for found in run.settings.get("contention") or []:     # a probe's sweep: why it scales as it does
+                for line in render.contention_lines(found):
+                    console.print(line, soft_wrap=True)
 

@@ -190,10 +190,10 @@ def cpu_profile(lib: Lib, case_id: str, threads: int, milliseconds: int, mode: s
         if done.last.get("type") != "threads":
             raise SslperfError(f"perf record of {case_id} on {lib.name} failed: {done.stderr.strip()[-300:]}")
         script = run([perf, "script", "-i", data, "-F", "tid,ip,sym"], timeout=600)
-    return _leaves_and_callers(script.output)
+    return leaves_and_callers(script.output)
 
 
-def _leaves_and_callers(script: str) -> tuple[dict[str, float], dict[str, str]]:
+def leaves_and_callers(script: str) -> tuple[dict[str, float], dict[str, str]]:
     """`perf script -F tid,ip,sym` (a sample: a line with its thread, then its frames, innermost first) as
     (self share per function, its most common caller chain)."""
     leaves: dict[str, int] = {}

@@ -156,6 +156,7 @@ def _plan(entries: list[dict], cases: list[Case], settings, swept: threads.Optio
         "THREAD_MS": swept.milliseconds,
         "THREAD_PIN": int(swept.pin),
         "ONE_THREAD_ROUNDS": swept.one_thread_rounds,
+        "EXPLAIN": int(swept.explain and any(c.family == "threads" for c in cases)),
     }
     lines = ["# The plan of this probe, read by run.sh (written by `sslperf probe build`)."]
     lines += [f"{key}={shlex.quote(str(value))}" for key, value in values.items()]

@@ -345,6 +345,40 @@ while [ $pass -lt "$PASSES" ]; do
     pass=$((pass + 1))
 done
 
+# Why the sweep scales as it does, where the target has perf (measure/contention.py's CPU shares): each library's
+# run at the largest count with a CPU per thread and at 1 thread under `perf record` (the software clock), its
+# samples written out by `perf script` here, where the harness's symbols are. A static harness cannot load the
+# lock interposer, so lock waits are not measured by a probe.
+if [ "$EXPLAIN" = 1 ] && command -v perf > /dev/null 2>&1 && [ -z "$emulator" ] && \
+        perf record -q -e cpu-clock -o "$work/check.data" -- true > /dev/null 2>&1; then
+    fact perf "$(perf --version 2>/dev/null)"
+    cpus=$(echo "$thread_cpus" | tr ',' ' ' | wc -w)
+    # the largest count with a CPU per thread, for each case and mode swept
+    largest=$(for id in $CASES; do echo "$id"; done | awk -F/ -v cpus="$cpus" '
+        $1 == "threads" { n = $3 + 0; key = $2; for (i = 4; i <= NF; i++) key = key "/" $i
+                          if (n >= 2 && n <= cpus && n > best[key]) best[key] = n }
+        END { for (key in best) print best[key], key }')
+    : > "$out/profiles.tsv"
+    echo "$largest" | while read -r n key; do
+        [ -n "$key" ] || continue
+        mode=${key%%/*} inner=${key#*/}
+        for i in $LIB_INDEXES; do
+            eval "bin=\$probe/\$LIB_${i}_BIN"
+            for count in "$n" 1; do
+                file="perf-$i-$count-$(echo "$inner" | tr '/' '_')-$mode.txt"
+                say "profiling $inner [$mode] at $count thread(s) on library $i"
+                SSLPERF_THREAD_CPUS="$thread_cpus" perf record -q -e cpu-clock -F 499 --call-graph dwarf \
+                    -o "$work/perf.data" -- "$bin" threads "$inner" "$count" "$THREAD_MS" "$mode" > /dev/null 2>> "$log" \
+                    && perf script -i "$work/perf.data" -F tid,ip,sym > "$out/$file" 2>> "$log" \
+                    && printf '%s\t%s\t%s\t%s\t%s\n' "$i" "$inner" "$mode" "$count" "$file" >> "$out/profiles.tsv"
+                rm -f "$work/perf.data"
+            done
+        done
+    done
+else
+    fact perf "none: perf is not installed, may not record here, or the harness is emulated"
+fi
+
 fact loadavg_after "$(first_line /proc/loadavg)"
 fact seconds "$(($(date +%s) - t0))"
 fact finished "$(date -u '+%Y-%m-%dT%H:%M:%S+00:00')"

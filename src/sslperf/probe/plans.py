@@ -18,7 +18,7 @@ def request(lib_names, case_ids, suite: str, depth: str | None, patterns, time_m
     lib_names = on_target(lib_names, target)
     if thread_list:
         made = sweep.request(lib_names, case_ids, patterns, thread_list, thread_mode, seconds, processes or 3,
-                             True, False)
+                             True, True)
     else:
         chosen = suites.DEPTHS[depth or "default"]
         settings = plan.settings(chosen.target_ms if time_ms is None else time_ms,

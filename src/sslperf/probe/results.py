@@ -10,11 +10,15 @@ import gzip
 import hashlib
 import io
 import json
+import re
 import tarfile
+from dataclasses import asdict
 from pathlib import Path
 
 from sslperf import figures, negotiation
 from sslperf.cases.ids import parse as parse_case
+from sslperf.errors import SslperfError
+from sslperf.measure import contention
 from sslperf.measure.environment import CRYPTO_FLAGS
 from sslperf.measure.modes import in_memory, threads
 from sslperf.measure.scheduler import merge
@@ -26,7 +30,9 @@ from sslperf.untrusted import shorten, visible
 from sslperf.verdict import run_noise
 
 MAX_BYTES = 256 << 20       # a results archive of a long probe run is a few MiB
-FILES = ("manifest.json", "machine.tsv", "samples.tsv", "log.txt")
+FILES = ("manifest.json", "machine.tsv", "samples.tsv", "log.txt", "profiles.tsv")
+PROFILE = re.compile(r"perf-\d+-\d+-[\w.+-]+\.txt")      # `perf script` of a sweep's run (driver.sh)
+LOCKS = "not measured: a probe's statically linked harness cannot load the lock interposer"
 HINT = "Import the results archive run.sh wrote, as it wrote it, on the machine whose sslperf built the probe."
 
 
@@ -53,7 +59,10 @@ def read(data: bytes, where: str) -> Run:
     if "samples.tsv" not in files:
         raise Refused(f"{where} is not a probe's results archive: it lacks samples.tsv.", hint=HINT)
     _digests(manifest, machine, where)
-    return _run(manifest, machine, files["samples.tsv"].decode(errors="replace"), where)
+    run = _run(manifest, machine, files["samples.tsv"].decode(errors="replace"), where)
+    if "profiles.tsv" in files:
+        run.settings["contention"] = _contention(manifest, files, where)
+    return run
 
 
 def _members(data: bytes) -> dict[str, bytes]:
@@ -63,7 +72,8 @@ def _members(data: bytes) -> dict[str, bytes]:
             found: dict[str, bytes] = {}
             for member in tar.getmembers():
                 name = member.name.split("/", 1)[-1] if "/" in member.name else member.name
-                if member.isfile() and (name in FILES or windows_results.OUTPUT.fullmatch(name)) and name not in found:
+                if member.isfile() and (name in FILES or windows_results.OUTPUT.fullmatch(name)
+                                        or PROFILE.fullmatch(name)) and name not in found:
                     found[name] = tar.extractfile(member).read()
             return found
     except (tarfile.TarError, OSError, EOFError, gzip.BadGzipFile) as exc:
@@ -169,6 +179,34 @@ def _run(manifest: dict, machine: dict[str, str], samples: str, where: str) -> R
     run.finished = machine.get("finished") or run.started
     run.complete, run.state = True, "complete"
     return run
+
+
+def _contention(manifest: dict, files: dict[str, bytes], where: str) -> list[dict]:
+    """Why each library's largest count scales as it does, from the target's CPU profiles (contention.growing), in
+    the form `sslperf scale` records (scale.render reads it)."""
+    libs = {str(lib["index"]): lib["name"] for lib in manifest["libs"]}
+    profiles: dict[tuple[str, str, str], dict[int, str]] = {}
+    for line in files["profiles.tsv"].decode(errors="replace").splitlines():
+        parts = line.split("\t")
+        if len(parts) != 5 or parts[0] not in libs or not parts[3].isdigit() or parts[4] not in files:
+            raise Refused(f"{where}: a line of profiles.tsv is not one run.sh writes ({shorten(visible(line), 80)!r}). "
+                          "Nothing was imported.", hint=HINT)
+        profiles.setdefault((libs[parts[0]], parts[1], parts[2]), {})[int(parts[3])] = parts[4]
+    found = []
+    for (lib, case, mode), by_count in profiles.items():
+        n = max(by_count)
+        entry = {"lib": lib, "case": case, "mode": mode, "threads": n, "locks": LOCKS}
+        try:
+            one, _ = contention.leaves_and_callers(files[by_count[1]].decode(errors="replace"))
+            at_n, callers = contention.leaves_and_callers(files[by_count[n]].decode(errors="replace"))
+        except (KeyError, SslperfError) as problem:
+            entry["problem"] = f"the target's CPU profiles are not usable ({getattr(problem, 'message', problem)})"
+        else:
+            entry["growing"] = [asdict(g) | {"grew": g.grew} for g in contention.growing(one, at_n, callers)[:8]]
+            entry["cpu_profile"] = ("perf record -e cpu-clock with DWARF call graphs on the target: each function's "
+                                    "self share of all threads' samples")
+        found.append(entry)
+    return found
 
 
 def _prepared(case, lib: str, reply: dict) -> Measurement:

@@ -63,13 +63,17 @@ def curves_tables(curves: list[Curve], details: bool = False) -> list[Table]:
 
 def contention_lines(found: dict) -> list[str]:
     """One library's contention, as lines (rich markup, escaped)."""
-    head = f"[bold]{escape(found['lib'])}[/], {escape(found['case'])} [{escape(found['mode'])}]"
+    head = f"[bold]{escape(found['lib'])}[/], {escape(found['case'])} {escape('[' + str(found['mode']) + ']')}"
     if found.get("problem"):
         return [f"{head}: not explained — {escape(found['problem'])}"]
     n = found["threads"]
-    shares = found["blocked_share"]
-    lines = [f"{head}: threads blocked on a lock {shares.get(str(n), 0):.1%} of their time at {n} threads "
-             f"({shares.get('1', 0):.1%} at 1)"]
+    shares = found.get("blocked_share")
+    if shares is None:          # a probe's: CPU shares only (its static harness cannot load the lock interposer)
+        lines = [f"{head}: lock waits at {n} threads {escape(found.get('locks') or 'not measured')}"]
+        shares = {}
+    else:
+        lines = [f"{head}: threads blocked on a lock {shares.get(str(n), 0):.1%} of their time at {n} threads "
+                 f"({shares.get('1', 0):.1%} at 1)"]
     preempted = (found.get("preempted_share") or {}).get(str(n))
     if preempted is not None:
         lines.append(f"  preempted (runnable, waiting for a CPU another task held) {preempted:.1%} of their time at "
