@@ -267,7 +267,18 @@ def test_a_windows_probe_times_openssl_exe_speed_under_wine_and_is_drawn_beside_
     ran = subprocess.run(["wine", "cmd", "/c", "run.cmd"], cwd=tmp_path / top, capture_output=True, text=True,
                          timeout=600, env={**os.environ, "WINEDEBUG": "-all", "SSLPERF_PROBE_RUNNER": "wine"})
     assert ran.returncode == 0 and "round 2 of 2" in ran.stdout, ran.stdout + ran.stderr
-    with tarfile.open(tmp_path / "results.tar.gz", "w:gz") as tar:       # Wine has no tar.exe; Windows 10 has
+    # Wine has no tar.exe (Windows 10 has): the results are packed here.
+    # Where certutil says the program's sha256 (Windows; Wine's says nothing), another one than the manifest's is
+    # refused.
+    digest = tmp_path / top / "results" / "digest-0.txt"
+    kept = digest.read_bytes()
+    digest.write_text("SHA256 hash of openssl.exe:\r\n" + "00 " * 31 + "00\r\nCertUtil: done\r\n")
+    with tarfile.open(tmp_path / "changed.tar.gz", "w:gz") as tar:
+        tar.add(tmp_path / top / "results", "results")
+    changed = run_cli("import", tmp_path / "changed.tar.gz")
+    assert changed.returncode == 2 and "sha256 differs" in " ".join(changed.stderr.split()), changed.stderr
+    digest.write_bytes(kept)
+    with tarfile.open(tmp_path / "results.tar.gz", "w:gz") as tar:
         tar.add(tmp_path / top / "results", "results")
     imported = run_cli("import", tmp_path / "results.tar.gz", "--show")
     assert imported.returncode == 0, imported.stderr

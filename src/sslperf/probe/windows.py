@@ -72,6 +72,8 @@ def _run_cmd(count: int, lists: list[list[str]], rounds: int) -> str:
              '>> "%facts%" echo started\t%DATE% %TIME%']
     for index in range(count):
         lines.append(f'"%probe%bin\\{index}\\openssl.exe" version -a > "%out%\\version-{index}.txt" 2>&1')
+        # the program as found there (the manifest names its sha256; Windows' certutil says it, where it runs)
+        lines.append(f'certutil -hashfile "%probe%bin\\{index}\\openssl.exe" SHA256 > "%out%\\digest-{index}.txt" 2>&1')
     for number in range(rounds):
         order = list(range(count)) if number % 2 == 0 else list(range(count))[::-1]
         lines.append(f"echo round {number + 1} of {rounds}")

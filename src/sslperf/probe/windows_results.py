@@ -12,7 +12,8 @@ from sslperf.errors import SslperfError
 from sslperf.results import Run
 from sslperf.untrusted import shorten, visible
 
-OUTPUT = re.compile(r"(speed|version)-\d+\.txt")
+OUTPUT = re.compile(r"(speed|version|digest)-\d+\.txt")
+SHA256 = re.compile(r"^\s*((?:[0-9a-fA-F]{2} ?){32})\s*$", re.M)      # certutil's line: the digest, spaced or not
 
 
 class Refused(SslperfError):
@@ -22,6 +23,11 @@ class Refused(SslperfError):
 def run(manifest: dict, machine: dict[str, str], files: dict[str, bytes], where: str) -> Run:
     merged: Run | None = None
     for lib in manifest["libs"]:
+        said = SHA256.search(files.get(f"digest-{lib['index']}.txt", b"").decode(errors="replace"))
+        if said and said.group(1).replace(" ", "").lower() != lib["sha256"]:    # no certutil (Wine): not checked
+            raise Refused(f"{where}: the openssl.exe of {lib['name']} that ran on {visible(machine.get('host', '?'))} "
+                          "is not the one the probe carried (its sha256 differs). Nothing was imported.",
+                          hint="Import the results run.cmd wrote, as it wrote them.")
         text = files.get(f"speed-{lib['index']}.txt")
         if text is None:
             raise Refused(f"{where}: the output of {lib['name']}'s openssl.exe speed (speed-{lib['index']}.txt) is "
