@@ -389,3 +389,23 @@ def test_a_sweep_probe_gives_scales_curves_and_where_perf_records_the_cpu_shares
     assert found["threads"] == 2 and found["lib"] == "openssl-3.6.3" and "interposer" in found["locks"]
     assert found.get("growing") is not None, found          # the target's CPU profiles were read
     assert "lock waits at 2 threads not measured" in shown
+
+
+def test_two_cross_variants_are_refused_and_a_cross_build_names_its_cross_compiler():
+    from sslperf.errors import SslperfError
+    from sslperf.libs import variants
+
+    with pytest.raises(SslperfError, match="each choose the machine"):
+        variants.lookup(("aarch64", "mingw"), "openssl")
+    chosen = variants.lookup(("minimal", "aarch64"), "openssl")
+    assert variants.compilers(chosen, "openssl") == {"cc": "aarch64-linux-gnu-gcc", "cxx": "aarch64-linux-gnu-g++"}
+    assert variants.compilers(variants.lookup(("minimal",), "openssl"), "openssl") == {}
+
+
+def test_a_sweep_beyond_the_targets_cpus_is_said_to_time_share():
+    from sslperf.measure.modes import threads
+
+    swept = [suites.parse_case(f"threads/shared/{n:03}/tls/handshake/tls1.3/x25519/ecdsa-p256/shared") for n in (1, 2, 32)]
+    (said,) = threads.oversubscribed(swept, 2)
+    assert said.startswith("32 threads on 2 CPUs: beyond 2 the threads share cores")
+    assert threads.oversubscribed(swept, 32) == []

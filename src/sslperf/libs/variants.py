@@ -40,7 +40,6 @@ class Variant:
     rustls_only: bool = False
     wolfssl: tuple[str, ...] = ()           # wolfSSL configure options (a variant with none does not apply)
     compiler: str | None = None             # "clang": clang and clang++ instead of $CC/$CXX (cc, c++)
-    cross: bool = False                     # built for another machine (libs.targets): never measured here
 
 # wolfSSL's configure for every build: TLS 1.3 and 1.2 with the groups, certificates and suites the TLS cases use,
 # tickets, DTLS 1.2 and 1.3, the primitives the wolfCrypt families measure, and the speed-relevant code this CPU can
@@ -93,10 +92,10 @@ VARIANTS: dict[str, Variant] = {
                 "used only where the kernel has the tls module", configure=("enable-ktls",), openssl_only=True),
         Variant("aarch64", "cross-compiled for 64-bit ARM Linux by Debian's cross tool chain "
                 "(gcc-aarch64-linux-gnu): measured on an ARM machine by a probe (`sslperf probe build`), never here; "
-                "its check runs under qemu-user", openssl_only=True, cross=True),
+                "its check runs under qemu-user", openssl_only=True),
         Variant("mingw", "cross-compiled for 64-bit Windows by MinGW-w64 (gcc-mingw-w64-x86-64), as seed 003 built "
                 "openssl.exe: measured on Windows by a probe (its `openssl.exe speed`), never here; its check runs "
-                "under Wine", openssl_only=True, cross=True),
+                "under Wine", openssl_only=True),
         Variant("ring", "rustls with the ring crypto provider", cargo_features=("ring",), rustls_only=True),
         Variant("aws-lc-rs", "rustls with the aws-lc-rs crypto provider (the default)", cargo_features=("aws-lc-rs",),
                 rustls_only=True),
@@ -140,7 +139,7 @@ def lookup(names: tuple[str, ...], flavor: str) -> list[Variant]:
     if len(providers) > 1:
         raise SslperfError(f"Variants {' and '.join(sorted(providers))} each choose rustls' crypto provider; pick one.",
                            hint="`pq-first` needs aws-lc-rs (ring has no ML-KEM).")
-    crossed = [v.name for v in chosen if v.cross]
+    crossed = [v.name for v in chosen if v.name in targets.CROSS]     # built for another machine (libs.targets)
     if len(crossed) > 1:
         raise SslperfError(f"Variants {' and '.join(crossed)} each choose the machine the build runs on; pick one.")
     levels = {v.opt_level for v in chosen if v.opt_level}

@@ -13,7 +13,6 @@ import json
 import re
 import tarfile
 from dataclasses import asdict
-from pathlib import Path
 
 from sslperf import figures, negotiation
 from sslperf.cases.ids import parse as parse_case
@@ -128,9 +127,10 @@ def _run(manifest: dict, machine: dict[str, str], samples: str, where: str) -> R
         cpus = [int(c) for c in machine.get("thread_cpus", "").split(",") if c.isdigit()]
         run.environment["placement"] = {"thread_cpus": cpus,
                                         "threads_pinned": bool((manifest.get("threads") or {}).get("pin", True))}
+        run.warnings += threads.oversubscribed(list(cases.values()), len(cpus)) if cpus else []
     # A thread count's results are ready from the start, as threads.Session.prepare makes them (no harness asked).
     results: dict[tuple[str, str], Measurement] = {
-        (case_id, lib["name"]): _sweep_result(case, lib["name"]) for case_id, case in cases.items()
+        (case_id, lib["name"]): threads.ready(case, lib["name"]) for case_id, case in cases.items()
         if case.family == "threads" for lib in manifest["libs"]}
     clocks: list[int] = []
     for number, line in enumerate(samples.splitlines(), 1):
@@ -217,11 +217,6 @@ def _prepared(case, lib: str, reply: dict) -> Measurement:
     return Measurement.of(case, lib, status, str(reply.get("reason") or "no reason given"))
 
 
-def _sweep_result(case, lib: str) -> Measurement:
-    n = int(case.part("size"))
-    return Measurement.of(case, lib, unit="ops", note=case.part("mode"), operation=f"{n} thread{'s' if n > 1 else ''}")
-
-
 def _environment(manifest: dict, machine: dict[str, str]) -> dict:
     flags = set(machine.get("cpu_flags", "").split())
     load = [float(x) for x in machine.get("loadavg_before", "").split()[:3] if _number(x)]
@@ -252,9 +247,3 @@ def _number(text: str) -> bool:
         return True
     except ValueError:
         return False
-
-
-def read_path(path: Path) -> bytes:
-    from sslperf import userfiles
-
-    return userfiles.read(path, MAX_BYTES, "probe's results archive")

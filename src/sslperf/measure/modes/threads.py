@@ -56,8 +56,7 @@ class Session(base.Session):
 
     def prepare(self, case: Case, libs: list[Lib]) -> base.Prepared:
         n = int(case.part("size"))
-        results = {lib.name: Measurement.of(case, lib.name, unit="ops", note=case.part("mode"),
-                                         operation=f"{n} thread{'s' if n > 1 else ''}") for lib in libs}
+        results = {lib.name: ready(case, lib.name) for lib in libs}
         return base.Prepared(results, self.passes * (self.options.one_thread_rounds if n == 1 else 1))
 
     def take(self, case: Case, lib: Lib) -> Measurement:
@@ -77,13 +76,7 @@ class Session(base.Session):
         (run.settings["contention"])."""
         if self.options.explain:
             self._explain()
-        cpus = len(pinning.allowed())
-        over = sorted({int(c.part("size")) for c in self.cases if int(c.part("size")) > cpus})
-        if not over:
-            return []
-        return [f"{', '.join(map(str, over))} thread{'s' if over != [1] else ''} on {cpus} CPU"
-                f"{'s' if cpus > 1 else ''}: beyond {cpus} the threads share cores, so those figures show time-sharing, "
-                "not how the library scales; a machine with more CPUs shows where it stops scaling (`sslperf scale`)."]
+        return oversubscribed(self.cases, len(pinning.allowed()))
 
     def _explain(self) -> None:
         from sslperf.measure import contention
@@ -109,6 +102,22 @@ class Session(base.Session):
 
     def cpus(self) -> set[int]:
         return set(pinning.allowed())
+
+
+def oversubscribed(cases: list[Case], cpus: int) -> list[str]:
+    """The warning for thread counts beyond `cpus` (the CPUs the threads may use), or none."""
+    over = sorted({int(c.part("size")) for c in cases if c.family == "threads" and int(c.part("size")) > cpus})
+    if not over:
+        return []
+    return [f"{', '.join(map(str, over))} thread{'s' if over != [1] else ''} on {cpus} CPU"
+            f"{'s' if cpus > 1 else ''}: beyond {cpus} the threads share cores, so those figures show time-sharing, "
+            "not how the library scales; a machine with more CPUs shows where it stops scaling (`sslperf scale`)."]
+
+
+def ready(case: Case, lib: str) -> Measurement:
+    """A thread count's result before its first round (no harness is asked: the runner checks the case itself)."""
+    n = int(case.part("size"))
+    return Measurement.of(case, lib, unit="ops", note=case.part("mode"), operation=f"{n} thread{'s' if n > 1 else ''}")
 
 
 def round_of(case: Case, lib: str, reply: dict) -> Measurement:
